@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// env is what every command gets instead of reaching for globals.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            *slog.Logger
+	maxErrors      int
+}
+
+// run executes the CLI and returns the process exit code. Only main exits.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	ran := false
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		ran = true
+		return e.setup(cmd)
+	}
+	err := root.ExecuteContext(ctx)
+	if err != nil && !ran {
+		// Cobra's own errors (unknown command or flag, bad flag value,
+		// wrong argument count) are usage errors.
+		var ee *exitError
+		if !errors.As(err, &ee) {
+			err = &exitError{code: exitInput, err: err}
+		}
+		fmt.Fprintf(stderr, "audit: %v\nRun 'audit --help' for usage.\n", err)
+		return exitInput
+	}
+	return report(stderr, err, e.maxErrors)
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "audit",
+		Short: "Audit claims against a curated reference corpus and measure the verifier",
+		Long: `audit checks the atomic claims a model or writer made against a curated reference
+corpus: it retrieves evidence for each claim from a BM25 index, has a verifier label
+it supported / unsupported / insufficient, and reports how far both the claims and
+the verifier can be trusted.
+
+Exit codes: 0 success; 1 a --fail-on gate failed; 2 usage or input error;
+3 backend or internal failure; 130 interrupted.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version(),
+	}
+	pf := root.PersistentFlags()
+	pf.String("log-level", "info", "log verbosity on stderr: debug, info, warn or error")
+	pf.String("log-format", "text", "log format on stderr: text or json")
+	pf.IntVar(&e.maxErrors, "max-errors", 50, "input errors to print before summarising (0: all)")
+	root.AddCommand(newValidateCmd(e), newIndexCmd(e), newSearchCmd(e))
+	return root
+}
+
+func (e *env) setup(cmd *cobra.Command) error {
+	level, _ := cmd.Flags().GetString("log-level")
+	format, _ := cmd.Flags().GetString("log-format")
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return usageErrorf("--log-level: %q is not one of debug, info, warn, error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch strings.ToLower(format) {
+	case "text":
+		e.log = slog.New(slog.NewTextHandler(e.stderr, opts))
+	case "json":
+		e.log = slog.New(slog.NewJSONHandler(e.stderr, opts))
+	default:
+		return usageErrorf("--log-format: %q is not text or json", format)
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a terminal, for progress bars.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// requireFlags fails with a usage error naming every missing flag.
+func requireFlags(cmd *cobra.Command, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if v, _ := cmd.Flags().GetString(n); v == "" {
+			missing = append(missing, "--"+n)
+		}
+	}
+	if len(missing) > 0 {
+		return usageErrorf("%s: required flag(s) %s not set", cmd.CommandPath(), strings.Join(missing, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// DefaultMaxLineBytes bounds one JSONL line. Lines of at least 64 MiB must be
+// accepted; the cap exists so a file with no newline cannot exhaust memory.
+const DefaultMaxLineBytes = 256 << 20
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// LineReader yields the non-blank lines of a JSONL stream with their 1-based
+// line numbers. It strips a leading UTF-8 byte-order mark and a trailing
+// carriage return, and never holds more than one line in memory. The slice
+// returned by Next is only valid until the following call.
+type LineReader struct {
+	r       *bufio.Reader
+	buf     []byte
+	line    int
+	maxLine int
+	err     error
+}
+
+// NewLineReader wraps r. maxLine <= 0 means DefaultMaxLineBytes.
+func NewLineReader(r io.Reader, maxLine int) *LineReader {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLineBytes
+	}
+	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), maxLine: maxLine}
+}
+
+// Next returns the next non-blank line. At the end of input it returns
+// io.EOF. A line longer than the cap yields an error wrapping ErrLineTooLong
+// for that line (its bytes are skipped, not buffered); reading may continue
+// with the following line.
+func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
+	for {
+		if lr.err != nil {
+			return nil, lr.line, lr.err
+		}
+		lr.buf = lr.buf[:0]
+		tooLong, sawBytes := false, false
+		for {
+			chunk, err := lr.r.ReadSlice('\n')
+			sawBytes = sawBytes || len(chunk) > 0
+			if !tooLong {
+				if len(lr.buf)+len(chunk) > lr.maxLine {
+					tooLong = true
+					lr.buf = lr.buf[:0]
+				} else {
+					lr.buf = append(lr.buf, chunk...)
+				}
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if err != nil {
+				lr.err = err // io.EOF or a read failure: reported on the next call
+				if err != io.EOF {
+					return nil, lr.line + 1, err
+				}
+			}
+			break
+		}
+		if !sawBytes {
+			continue // lr.err is set: report it
+		}
+		lr.line++
+		if tooLong {
+			return nil, lr.line, detail(ErrLineTooLong, "line longer than %d bytes", lr.maxLine)
+		}
+		b := lr.buf
+		if lr.line == 1 {
+			b = bytes.TrimPrefix(b, utf8BOM)
+		}
+		b = bytes.TrimSuffix(b, []byte{'\n'})
+		b = bytes.TrimSuffix(b, []byte{'\r'})
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		return b, lr.line, nil
+	}
+}

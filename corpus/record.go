@@ -1,0 +1,301 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// field is one top-level member of a JSON object line, with the 1-based
+// byte column where its key and its value start.
+type field struct {
+	raw      json.RawMessage
+	keyCol   int
+	valueCol int
+}
+
+// record is one JSONL line decoded into its top-level members. Nested values
+// stay raw: the formats only ever need one level of typed fields.
+type record struct {
+	file   string
+	line   int
+	fields map[string]field
+	errs   *ErrorList
+	// errsBefore is errs.Total before this record was checked, so a check
+	// can tell whether the record itself was clean.
+	errsBefore int
+}
+
+// parseRecord splits a line into top-level members. It reports (and returns
+// false for) lines that are not valid UTF-8, not valid JSON, not an object, or
+// that repeat a key. encoding/json bounds nesting depth, so hostile input such
+// as 100k nested arrays is an error here, not a stack overflow.
+func parseRecord(file string, lineNo int, line []byte, errs *ErrorList) (record, bool) {
+	rec := record{file: file, line: lineNo, errs: errs}
+	if !utf8.Valid(line) {
+		col := 1
+		for i := 0; i < len(line); {
+			r, size := utf8.DecodeRune(line[i:])
+			if r == utf8.RuneError && size <= 1 {
+				col = i + 1
+				break
+			}
+			i += size
+		}
+		errs.Add(file, lineNo, col, "", ErrEncoding)
+		return rec, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		rec.syntax(dec, err)
+		return rec, false
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		errs.Add(file, lineNo, 1, "", detail(ErrWrongType, "record must be a JSON object, got %s", kindOfToken(tok)))
+		return rec, false
+	}
+	rec.fields = make(map[string]field)
+	for dec.More() {
+		keyCol := skipSeparators(line, int(dec.InputOffset())) + 1
+		tok, err := dec.Token()
+		if err != nil {
+			rec.syntax(dec, err)
+			return rec, false
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			rec.syntax(dec, err)
+			return rec, false
+		}
+		valueCol := int(dec.InputOffset()) - len(raw) + 1
+		if prev, dup := rec.fields[key]; dup {
+			errs.Add(file, lineNo, keyCol, key, detail(ErrDuplicateKey, "key appears twice in the object (first at column %d)", prev.keyCol))
+			return rec, false
+		}
+		rec.fields[key] = field{raw: raw, keyCol: keyCol, valueCol: valueCol}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		rec.syntax(dec, err)
+		return rec, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		errs.Add(file, lineNo, int(dec.InputOffset())+1, "", detail(ErrSyntax, "unexpected data after the JSON object"))
+		return rec, false
+	}
+	return rec, true
+}
+
+func (r *record) syntax(dec *json.Decoder, err error) {
+	col := int(dec.InputOffset()) + 1
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		col = int(se.Offset)
+		if col < 1 {
+			col = 1
+		}
+	}
+	msg := err.Error()
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "unexpected end of line"
+	}
+	r.errs.Add(r.file, r.line, col, "", detail(ErrSyntax, "malformed JSON: %s", msg))
+}
+
+func skipSeparators(line []byte, i int) int {
+	for i < len(line) {
+		switch line[i] {
+		case ' ', '\t', '\r', '\n', ',':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func kindOfToken(tok any) string {
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '[' {
+			return "array"
+		}
+		return "object"
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", tok)
+}
+
+// kindOf names the JSON type of a raw value by its first byte.
+func kindOf(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+func (r *record) fail(name string, col int, err error) {
+	r.errs.Add(r.file, r.line, col, name, err)
+}
+
+// allowOnly reports every member not in the known set. Unknown fields are
+// errors, not silently dropped: in a curated corpus a typo such as
+// "creted_at" must not quietly lose data. Free-form data belongs in meta.
+func (r *record) allowOnly(known ...string) {
+	names := make([]string, 0, len(r.fields))
+	for name := range r.fields {
+		names = append(names, name)
+	}
+	sortByCol(names, r.fields)
+	for _, name := range names {
+		ok := false
+		for _, k := range known {
+			if name == k {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			r.fail(name, r.fields[name].keyCol, detail(ErrUnknownField, "unknown field (put extra data in \"meta\")"))
+		}
+	}
+}
+
+func sortByCol(names []string, fields map[string]field) {
+	for i := 1; i < len(names); i++ {
+		for j := i; j > 0 && fields[names[j]].keyCol < fields[names[j-1]].keyCol; j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+		}
+	}
+}
+
+// str reads a string member. required: absence or null is an error;
+// nonEmpty: a value of only white space is an error. ok is false when the
+// member is absent, null or invalid.
+func (r *record) str(name string, required, nonEmpty bool) (s string, ok bool) {
+	f, present := r.fields[name]
+	if !present || kindOf(f.raw) == "null" {
+		if required {
+			col := 0
+			if present {
+				col = f.valueCol
+			}
+			r.fail(name, col, detail(ErrMissingField, "required string is missing"))
+		}
+		return "", false
+	}
+	if kindOf(f.raw) != "string" {
+		r.fail(name, f.valueCol, detail(ErrWrongType, "expected string, got %s", kindOf(f.raw)))
+		return "", false
+	}
+	if err := json.Unmarshal(f.raw, &s); err != nil {
+		r.fail(name, f.valueCol, detail(ErrSyntax, "bad string: %v", err))
+		return "", false
+	}
+	if nonEmpty && isBlank(s) {
+		r.fail(name, f.valueCol, detail(ErrEmpty, "must not be empty"))
+		return "", false
+	}
+	return s, true
+}
+
+// integer reads a required integral number member.
+func (r *record) integer(name string) (n int, ok bool) {
+	f, present := r.fields[name]
+	if !present || kindOf(f.raw) == "null" {
+		col := 0
+		if present {
+			col = f.valueCol
+		}
+		r.fail(name, col, detail(ErrMissingField, "required integer is missing"))
+		return 0, false
+	}
+	if kindOf(f.raw) != "number" {
+		r.fail(name, f.valueCol, detail(ErrWrongType, "expected integer, got %s", kindOf(f.raw)))
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(f.raw), 10, 64)
+	if err != nil {
+		if bytes.ContainsAny(f.raw, ".eE") {
+			r.fail(name, f.valueCol, detail(ErrWrongType, "expected integer, got %s", f.raw))
+		} else {
+			r.fail(name, f.valueCol, detail(ErrOffsets, "integer %s out of range", f.raw))
+		}
+		return 0, false
+	}
+	if v > 1<<40 || v < -(1<<40) {
+		r.fail(name, f.valueCol, detail(ErrOffsets, "integer %d out of range", v))
+		return 0, false
+	}
+	return int(v), true
+}
+
+// object reads an optional object member (null allowed) and returns it raw.
+func (r *record) object(name string) json.RawMessage {
+	f, present := r.fields[name]
+	if !present || kindOf(f.raw) == "null" {
+		return nil
+	}
+	if kindOf(f.raw) != "object" {
+		r.fail(name, f.valueCol, detail(ErrWrongType, "expected object or null, got %s", kindOf(f.raw)))
+		return nil
+	}
+	return append(json.RawMessage(nil), f.raw...)
+}
+
+// strings reads an optional array of strings (null allowed).
+func (r *record) strings(name string) []string {
+	f, present := r.fields[name]
+	if !present || kindOf(f.raw) == "null" {
+		return nil
+	}
+	var items []json.RawMessage
+	if kindOf(f.raw) != "array" || json.Unmarshal(f.raw, &items) != nil {
+		r.fail(name, f.valueCol, detail(ErrWrongType, "expected array of strings or null, got %s", kindOf(f.raw)))
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		var s string
+		if kindOf(it) != "string" || json.Unmarshal(it, &s) != nil {
+			r.fail(name, f.valueCol, detail(ErrWrongType, "element %d: expected string, got %s", i, kindOf(it)))
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func isBlank(s string) bool {
+	for _, c := range s {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}

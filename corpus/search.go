@@ -1,0 +1,190 @@
+package corpus
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Index is an opened passage index. Its methods are safe for concurrent use.
+type Index struct {
+	idx      bleve.Index
+	manifest *IndexManifest
+}
+
+// OpenIndex opens a complete index folder read-only.
+func OpenIndex(dir string) (*Index, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, bleveDir)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("%s: %w (%v)", dir, ErrNotIndex, err)
+	}
+	idx, err := bleve.OpenUsing(path, map[string]any{"read_only": true})
+	if err != nil {
+		return nil, fmt.Errorf("open bleve index %s: %w", path, err)
+	}
+	return &Index{idx: idx, manifest: m}, nil
+}
+
+// Manifest describes what the index holds.
+func (ix *Index) Manifest() *IndexManifest { return ix.manifest }
+
+// Close releases the index.
+func (ix *Index) Close() error { return ix.idx.Close() }
+
+// Hit is one retrieved passage with its rank (1-based) and BM25 score.
+type Hit struct {
+	Passage
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+}
+
+var hitFields = []string{"text", "doc_id", "span_id", "start", "end"}
+
+// Search returns the k best passages for a free-text query, best first; ties
+// in score are broken by passage id so results are deterministic. A query
+// with no content words returns no hits.
+func (ix *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) {
+	terms := QueryTerms(text)
+	if len(terms) == 0 || k <= 0 {
+		return nil, nil
+	}
+	qs := make([]query.Query, len(terms))
+	for i, t := range terms {
+		mq := bleve.NewMatchQuery(t.Text)
+		mq.SetField("text")
+		mq.SetBoost(t.Boost)
+		qs[i] = mq
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), k, 0, false)
+	req.Fields = hitFields
+	req.SortBy([]string{"-_score", "_id"})
+	res, err := ix.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	hits := make([]Hit, 0, len(res.Hits))
+	for i, h := range res.Hits {
+		hit := Hit{Rank: i + 1, Score: h.Score}
+		hit.ID = h.ID
+		hit.Text, _ = h.Fields["text"].(string)
+		hit.DocID, _ = h.Fields["doc_id"].(string)
+		hit.SpanID, _ = h.Fields["span_id"].(string)
+		if v, ok := h.Fields["start"].(float64); ok {
+			hit.Start = int(v)
+		}
+		if v, ok := h.Fields["end"].(float64); ok {
+			hit.End = int(v)
+		}
+		hits = append(hits, hit)
+	}
+	return hits, nil
+}
+
+// Term is one word of a retrieval query with its weight.
+type Term struct {
+	Text  string
+	Boost float64
+}
+
+// Boosts for the words that identify a fact: a number or a named entity is
+// worth more than a common content word.
+const (
+	boostWord   = 1.0
+	boostEntity = 1.5
+	boostNumber = 1.5
+)
+
+// QueryTerms turns claim text into query words: stop words out (unless
+// written as an all-caps acronym such as "US"), numbers and capitalised
+// entities kept and boosted, each word once, in order of first appearance.
+func QueryTerms(text string) []Term {
+	var terms []Term
+	seen := map[string]bool{}
+	first := true
+	for _, w := range words(text) {
+		lower := strings.ToLower(w)
+		isFirst := first
+		first = false
+		number := strings.ContainsFunc(w, unicode.IsDigit)
+		acronym := len([]rune(w)) >= 2 && w == strings.ToUpper(w) && strings.ContainsFunc(w, unicode.IsLetter)
+		if stopWords[lower] && !acronym {
+			continue
+		}
+		if seen[lower] {
+			continue
+		}
+		seen[lower] = true
+		boost := boostWord
+		switch {
+		case number:
+			boost = boostNumber
+		case acronym || (!isFirst && unicode.IsUpper([]rune(w)[0])):
+			boost = boostEntity
+		}
+		terms = append(terms, Term{Text: w, Boost: boost})
+	}
+	return terms
+}
+
+// words splits text into words: runs of letters and digits, keeping
+// in-word apostrophes, hyphens and the separators of numbers ("5,700", "5.7").
+func words(text string) []string {
+	var out []string
+	r := []rune(text)
+	for i := 0; i < len(r); {
+		if !isWordRune(r[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(r) {
+			if isWordRune(r[j]) {
+				j++
+				continue
+			}
+			if j+1 < len(r) && isWordRune(r[j+1]) && strings.ContainsRune("'’-", r[j]) {
+				j++
+				continue
+			}
+			if j+1 < len(r) && unicode.IsDigit(r[j-1]) && unicode.IsDigit(r[j+1]) && strings.ContainsRune(".,", r[j]) {
+				j++
+				continue
+			}
+			break
+		}
+		out = append(out, string(r[i:j]))
+		i = j
+	}
+	return out
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// stopWords are dropped from queries: they carry no evidence and only add
+// postings to scan.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are aren't as at be
+		because been before being below between both but by can can't cannot could couldn't did didn't do
+		does doesn't doing don't down during each few for from further had hadn't has hasn't have haven't
+		having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've
+		if in into is isn't it it's its itself let's me more most mustn't my myself nor of off on once only
+		or other ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't so
+		some such than that that's the their theirs them themselves then there there's these they they'd
+		they'll they're they've this those through to too under until up very was wasn't we we'd we'll we're
+		we've were weren't what what's when when's where where's which while who who's whom why why's with
+		won't would wouldn't you you'd you'll you're you've your yours yourself yourselves also just s t`) {
+		m[w] = true
+	}
+	return m
+}()
