@@ -199,8 +199,10 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 	if err != nil {
 		return IndexCounts{}, err
 	}
-	// unsafe_batch skips the fsync after every batch: safe here because the
-	// whole folder is thrown away unless the build completes.
+	// unsafe_batch lets a batch return before it is persisted: safe here
+	// because the whole folder is thrown away unless the build completes. Close
+	// does not flush what is still in memory, so the last batch waits for its
+	// persisted callback, which fires once everything before it is on disk.
 	idx, err := bleve.NewUsing(path, im, scorch.Name, scorch.Name, map[string]any{"unsafe_batch": true})
 	if err != nil {
 		return IndexCounts{}, fmt.Errorf("create bleve index: %w", err)
@@ -212,9 +214,10 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 		return counts, err
 	}
 	batch := idx.NewBatch()
-	flush := func() error {
-		if batch.Size() == 0 {
-			return nil
+	persisted := make(chan error, 1)
+	flush := func(last bool) error {
+		if last {
+			batch.SetPersistedCallback(func(err error) { persisted <- err })
 		}
 		if err := idx.Batch(batch); err != nil {
 			return fmt.Errorf("index batch: %w", err)
@@ -240,12 +243,22 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 		}
 		counts.Passages++
 		if batch.Size() >= opts.BatchSize {
-			return flush()
+			return flush(false)
 		}
 		return nil
 	})
 	if err == nil {
-		err = flush()
+		err = flush(true)
+	}
+	if err == nil {
+		select {
+		case err = <-persisted:
+			if err != nil {
+				err = fmt.Errorf("persist index: %w", err)
+			}
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
 	}
 	if cerr := idx.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close bleve index: %w", cerr)

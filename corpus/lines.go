@@ -48,7 +48,8 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 			chunk, err := lr.r.ReadSlice('\n')
 			sawBytes = sawBytes || len(chunk) > 0
 			if !tooLong {
-				if len(lr.buf)+len(chunk) > lr.maxLine {
+				// +2 leaves room for the "\r\n" that is not part of the line.
+				if len(lr.buf)+len(chunk) > lr.maxLine+2 {
 					tooLong = true
 					lr.buf = lr.buf[:0]
 				} else {
@@ -79,6 +80,9 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 		}
 		b = bytes.TrimSuffix(b, []byte{'\n'})
 		b = bytes.TrimSuffix(b, []byte{'\r'})
+		if len(b) > lr.maxLine {
+			return nil, lr.line, detail(ErrLineTooLong, "line longer than %d bytes", lr.maxLine)
+		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}

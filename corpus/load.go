@@ -163,6 +163,13 @@ func (v *Validator) Errors() *ErrorList { return &v.errs }
 // Corpus returns the validated corpus, or the error list when any defect was
 // found.
 func (v *Validator) Corpus() (*Corpus, error) {
+	if len(v.docs) == 0 && v.errs.Total == 0 {
+		file := "corpus"
+		if len(v.inputs) > 0 {
+			file = v.inputs[0].Path
+		}
+		v.errs.Add(file, 0, 0, "", detail(ErrEmpty, "the corpus has no documents"))
+	}
 	if err := v.errs.Err(); err != nil {
 		return nil, err
 	}

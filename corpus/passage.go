@@ -183,15 +183,15 @@ func isAbbreviation(before []rune) bool {
 	for w > 0 && !unicode.IsSpace(before[w-1]) && before[w-1] != '(' {
 		w--
 	}
-	word := strings.ToLower(string(before[w:]))
-	if word == "" {
+	orig := before[w:]
+	if len(orig) == 0 {
 		return false
 	}
-	if abbreviations[word] {
+	if len(orig) == 1 && unicode.IsUpper(orig[0]) {
 		return true
 	}
-	r := []rune(word)
-	if len(r) == 1 && unicode.IsLetter(r[0]) {
+	word := strings.ToLower(string(orig))
+	if abbreviations[word] {
 		return true
 	}
 	// Dotted acronyms such as "U.S.A" or "e.g".

@@ -85,8 +85,9 @@ func parseRecord(file string, lineNo int, line []byte, errs *ErrorList) (record,
 		rec.syntax(dec, err)
 		return rec, false
 	}
+	end := int(dec.InputOffset())
 	if _, err := dec.Token(); err != io.EOF {
-		errs.Add(file, lineNo, int(dec.InputOffset())+1, "", detail(ErrSyntax, "unexpected data after the JSON object"))
+		errs.Add(file, lineNo, skipSeparators(line, end)+1, "", detail(ErrSyntax, "unexpected data after the JSON object"))
 		return rec, false
 	}
 	return rec, true

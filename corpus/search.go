@@ -137,7 +137,8 @@ func QueryTerms(text string) []Term {
 }
 
 // words splits text into words: runs of letters and digits, keeping
-// in-word apostrophes, hyphens and the separators of numbers ("5,700", "5.7").
+// in-word apostrophes, hyphens, dots between letters ("U.S") and the
+// separators of numbers ("5,700", "5.7").
 func words(text string) []string {
 	var out []string
 	r := []rune(text)
@@ -154,6 +155,10 @@ func words(text string) []string {
 			}
 			if j+1 < len(r) && isWordRune(r[j+1]) && strings.ContainsRune("'’-", r[j]) {
 				j++
+				continue
+			}
+			if j+1 < len(r) && unicode.IsLetter(r[j-1]) && unicode.IsLetter(r[j+1]) && r[j] == '.' {
+				j++ // "U.S", as Unicode word segmentation keeps it
 				continue
 			}
 			if j+1 < len(r) && unicode.IsDigit(r[j-1]) && unicode.IsDigit(r[j+1]) && strings.ContainsRune(".,", r[j]) {

@@ -1,0 +1,11 @@
+// Package adjudicate owns the Verifier contract — Verify(ctx, []Pair)
+// ([]Verdict, error) with three raw logits per claim — its optional abilities
+// as small separate interfaces, the batch scheduler (size, max wait,
+// workers, input order kept, transient retries, NaN/Inf logits turned into
+// per-claim errors) and the explicit list of backends. Each backend lives in
+// its own sub-package (adjudicate/lexical, adjudicate/onnx) and imports this
+// one, never the reverse; adjudicate/adjudicatetest is the conformance suite
+// every backend's tests run.
+//
+// Not yet implemented: see the adjudication issue.
+package adjudicate

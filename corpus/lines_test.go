@@ -1,0 +1,108 @@
+package corpus
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type numbered struct {
+	no   int
+	text string
+}
+
+func readAll(t testing.TB, r io.Reader, max int) ([]numbered, []int) {
+	lr := NewLineReader(r, max)
+	var lines []numbered
+	var tooLong []int
+	for {
+		b, n, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return lines, tooLong
+		}
+		if errors.Is(err, ErrLineTooLong) {
+			tooLong = append(tooLong, n)
+			continue
+		}
+		require.NoError(t, err)
+		lines = append(lines, numbered{n, string(b)})
+	}
+}
+
+func TestLineReader(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []numbered
+	}{
+		{"empty", "", nil},
+		{"only blank lines", "\n\n  \r\n\t\n", nil},
+		{"no final newline", "a\nb", []numbered{{1, "a"}, {2, "b"}}},
+		{"CRLF", "a\r\nb\r\n", []numbered{{1, "a"}, {2, "b"}}},
+		{"BOM stripped on line 1", "\ufeff{}\n\ufeff{}\n", []numbered{{1, "{}"}, {2, "\ufeff{}"}}},
+		{"blank lines keep numbering", "a\n\n\nb\n", []numbered{{1, "a"}, {4, "b"}}},
+		{"lone CR inside kept", "a\rb\n", []numbered{{1, "a\rb"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, tooLong := readAll(t, strings.NewReader(tt.in), 0)
+			assert.Equal(t, tt.want, got)
+			assert.Empty(t, tooLong)
+		})
+	}
+}
+
+func TestLineReaderTooLongLineIsSkipped(t *testing.T) {
+	in := "short\n" + strings.Repeat("x", 100) + "\nafter\n" + strings.Repeat("y", 101)
+	got, tooLong := readAll(t, strings.NewReader(in), 100)
+	assert.Equal(t, []numbered{{1, "short"}, {2, strings.Repeat("x", 100)}, {3, "after"}}, got)
+	assert.Equal(t, []int{4}, tooLong)
+}
+
+func TestLineReader64MiBLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 64 MiB")
+	}
+	big := bytes.Repeat([]byte("a"), 64<<20)
+	in := io.MultiReader(strings.NewReader("first\n"), bytes.NewReader(big), strings.NewReader("\nlast\n"))
+	lr := NewLineReader(in, 0)
+	b, n, err := lr.Next()
+	require.NoError(t, err)
+	assert.Equal(t, "first", string(b))
+	b, n, err = lr.Next()
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+	assert.Len(t, b, 64<<20)
+	b, n, err = lr.Next()
+	require.NoError(t, err)
+	assert.Equal(t, "last", string(b))
+	assert.Equal(t, 3, n)
+}
+
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\n\ufeffc"))
+	f.Add([]byte("\ufeff\r\n"))
+	f.Add([]byte{0, '\n', 0xff, '\r'})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, tooLong := readAll(t, bytes.NewReader(in), 64)
+		physical := bytes.Count(in, []byte{'\n'}) + 1
+		last := 0
+		for _, l := range got {
+			require.Greater(t, l.no, last, "line numbers increase")
+			require.LessOrEqual(t, l.no, physical)
+			require.NotContains(t, l.text, "\n")
+			require.NotEmpty(t, strings.TrimSpace(l.text), "blank lines are skipped")
+			require.False(t, strings.HasSuffix(l.text, "\r"), "CR stripped")
+			require.LessOrEqual(t, len(l.text), 64)
+			last = l.no
+		}
+		for _, n := range tooLong {
+			require.LessOrEqual(t, n, physical)
+		}
+	})
+}
