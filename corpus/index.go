@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -20,6 +22,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
+	"golang.org/x/sync/errgroup"
 )
 
 // Layout of an index folder:
@@ -72,6 +75,7 @@ var ErrNotIndex = errors.New("not a complete claimaudit index")
 type IndexOptions struct {
 	Passages  PassageSettings
 	BatchSize int // passages per bleve batch; 0: 1000
+	Workers   int // batches indexed at once; 0: GOMAXPROCS
 	// Progress, when set, is called after each batch with the passages
 	// indexed so far and the total.
 	Progress func(done, total int)
@@ -83,6 +87,9 @@ func (o *IndexOptions) defaults() {
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = 1000
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
 	}
 }
 
@@ -208,62 +215,106 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 		return IndexCounts{}, fmt.Errorf("create bleve index: %w", err)
 	}
 	counts := IndexCounts{Documents: len(c.Docs), Spans: len(c.Spans)}
-	total := 0
-	if err := c.Passages(opts.Passages, func(Passage) error { total++; return nil }); err != nil {
+	if err := c.Passages(opts.Passages, func(p Passage) error {
+		counts.Passages++
+		if p.SpanID == "" {
+			counts.Windows++
+		}
+		return nil
+	}); err != nil {
 		idx.Close()
 		return counts, err
 	}
-	batch := idx.NewBatch()
-	persisted := make(chan error, 1)
-	flush := func(last bool) error {
-		if last {
-			batch.SetPersistedCallback(func(err error) { persisted <- err })
-		}
-		if err := idx.Batch(batch); err != nil {
-			return fmt.Errorf("index batch: %w", err)
-		}
-		batch.Reset()
-		if opts.Progress != nil {
-			opts.Progress(counts.Passages, total)
-		}
-		return nil
-	}
-	err = c.Passages(opts.Passages, func(p Passage) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		doc := map[string]any{"text": p.Text, "doc_id": p.DocID, "start": p.Start, "end": p.End}
-		if p.SpanID != "" {
-			doc["span_id"] = p.SpanID
-		} else {
-			counts.Windows++
-		}
-		if err := batch.Index(p.ID, doc); err != nil {
-			return fmt.Errorf("index passage %s: %w", p.ID, err)
-		}
-		counts.Passages++
-		if batch.Size() >= opts.BatchSize {
-			return flush(false)
-		}
-		return nil
-	})
-	if err == nil {
-		err = flush(true)
-	}
-	if err == nil {
-		select {
-		case err = <-persisted:
-			if err != nil {
-				err = fmt.Errorf("persist index: %w", err)
+
+	// Batches are indexed by several goroutines at once, so that one batch's
+	// segment is built while the next is analysed. Insertion order cannot
+	// show in results: ranking ties are broken by passage id.
+	g, gctx := errgroup.WithContext(ctx)
+	work := make(chan []Passage, opts.Workers)
+	g.Go(func() error {
+		defer close(work)
+		buf := make([]Passage, 0, opts.BatchSize)
+		send := func() error {
+			select {
+			case work <- buf:
+				buf = make([]Passage, 0, opts.BatchSize)
+				return nil
+			case <-gctx.Done():
+				return gctx.Err()
 			}
-		case <-ctx.Done():
-			err = ctx.Err()
 		}
+		err := c.Passages(opts.Passages, func(p Passage) error {
+			buf = append(buf, p)
+			if len(buf) == opts.BatchSize {
+				return send()
+			}
+			return nil
+		})
+		if err == nil && len(buf) > 0 {
+			err = send()
+		}
+		return err
+	})
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < opts.Workers; w++ {
+		g.Go(func() error {
+			for ps := range work {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				b := idx.NewBatch()
+				for _, p := range ps {
+					doc := map[string]any{"text": p.Text, "doc_id": p.DocID, "start": p.Start, "end": p.End}
+					if p.SpanID != "" {
+						doc["span_id"] = p.SpanID
+					}
+					if err := b.Index(p.ID, doc); err != nil {
+						return fmt.Errorf("index passage %s: %w", p.ID, err)
+					}
+				}
+				if err := idx.Batch(b); err != nil {
+					return fmt.Errorf("index batch: %w", err)
+				}
+				if opts.Progress != nil {
+					mu.Lock()
+					done += len(ps)
+					opts.Progress(done, counts.Passages)
+					mu.Unlock()
+				}
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	if err == nil {
+		err = waitPersisted(ctx, idx)
 	}
 	if cerr := idx.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close bleve index: %w", cerr)
 	}
 	return counts, err
+}
+
+// waitPersisted submits an empty batch and waits until it, and so every
+// batch before it, is on disk: with unsafe_batch, Close would drop segments
+// still in memory.
+func waitPersisted(ctx context.Context, idx bleve.Index) error {
+	persisted := make(chan error, 1)
+	b := idx.NewBatch()
+	b.SetPersistedCallback(func(err error) { persisted <- err })
+	if err := idx.Batch(b); err != nil {
+		return fmt.Errorf("index batch: %w", err)
+	}
+	select {
+	case err := <-persisted:
+		if err != nil {
+			return fmt.Errorf("persist index: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // ReadManifest reads the manifest of an index folder. It returns an error

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -50,6 +51,10 @@ type Hit struct {
 
 var hitFields = []string{"text", "doc_id", "span_id", "start", "end"}
 
+// tieMargin is how many hits beyond k a search fetches to break score ties
+// by passage id without asking bleve to sort by id.
+const tieMargin = 8
+
 // Search returns the k best passages for a free-text query, best first; ties
 // in score are broken by passage id so results are deterministic. A query
 // with no content words returns no hits.
@@ -65,12 +70,35 @@ func (ix *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) 
 		mq.SetBoost(t.Boost)
 		qs[i] = mq
 	}
-	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), k, 0, false)
+	q := bleve.NewDisjunctionQuery(qs...)
+	// Sorting by score alone is cheap; sorting by (score, id) makes bleve
+	// look up every candidate's id. So fetch a margin beyond k, order ties
+	// by id here, and only when a tie runs to the end of what was fetched
+	// (so an equal-scoring passage may be missing) pay for the exact sort.
+	fetch := k + tieMargin
+	req := bleve.NewSearchRequestOptions(q, fetch, 0, false)
 	req.Fields = hitFields
-	req.SortBy([]string{"-_score", "_id"})
 	res, err := ix.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
+	}
+	if n := len(res.Hits); n == fetch && n > k && res.Hits[n-1].Score == res.Hits[k-1].Score {
+		req = bleve.NewSearchRequestOptions(q, k, 0, false)
+		req.Fields = hitFields
+		req.SortBy([]string{"-_score", "_id"})
+		if res, err = ix.idx.SearchInContext(ctx, req); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+	}
+	sort.SliceStable(res.Hits, func(i, j int) bool {
+		a, b := res.Hits[i], res.Hits[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		return a.ID < b.ID
+	})
+	if len(res.Hits) > k {
+		res.Hits = res.Hits[:k]
 	}
 	hits := make([]Hit, 0, len(res.Hits))
 	for i, h := range res.Hits {
