@@ -74,6 +74,7 @@ func TestLineReader64MiBLine(t *testing.T) {
 	b, n, err := lr.Next()
 	require.NoError(t, err)
 	assert.Equal(t, "first", string(b))
+	assert.Equal(t, 1, n)
 	b, n, err = lr.Next()
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/stretchr/testify/assert"
+)
+
+// TestMain lets the test binary act as the audit command inside scripts, so
+// exit codes are checked as a shell sees them.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"audit": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the txtar scripts in testdata/script: whole CLI runs with
+// their stdout, stderr and exit codes. The demo corpus is available as
+// $DEMO.
+func TestScripts(t *testing.T) {
+	demo, err := filepath.Abs("../../benchdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("DEMO", demo)
+			return nil
+		},
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
+	})
+}
+
+func TestExitCodes(t *testing.T) {
+	demo := "../../benchdata/demo/"
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"help", []string{"--help"}, exitOK},
+		{"valid corpus", []string{"validate", "--corpus", demo + "corpus.jsonl", "--spans", demo + "spans.jsonl"}, exitOK},
+		{"unknown command", []string{"frobnicate"}, exitInput},
+		{"unknown flag", []string{"validate", "--corpse", "x"}, exitInput},
+		{"bad flag value", []string{"search", "--index", "x", "--k", "many", "q"}, exitInput},
+		{"missing required flag", []string{"index", "--corpus", demo + "corpus.jsonl"}, exitInput},
+		{"missing file", []string{"validate", "--corpus", "does-not-exist.jsonl"}, exitInput},
+		{"invalid input", []string{"validate", "--corpus", "../../corpus/testdata/defects/corpus.jsonl"}, exitInput},
+		{"not an index", []string{"search", "--index", t.TempDir(), "q"}, exitInput},
+		{"bad log level", []string{"validate", "--log-level", "loud", "--corpus", demo + "corpus.jsonl"}, exitInput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			got := run(context.Background(), tt.args, strings.NewReader(""), &out, &errOut)
+			assert.Equal(t, tt.want, got, "stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+			if got != exitOK {
+				assert.NotEmpty(t, errOut.String(), "a failure says why on stderr")
+			}
+		})
+	}
+}
+
+func TestInterruptedCommandExits130(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	dir := t.TempDir()
+	got := run(ctx, []string{"index", "--corpus", "../../benchdata/demo/corpus.jsonl", "--index", filepath.Join(dir, "idx")}, nil, &out, &errOut)
+	assert.Equal(t, exitInterrupted, got, errOut.String())
+	entries, err := os.ReadDir(dir)
+	assert.NoError(t, err)
+	assert.Empty(t, entries, "an interrupted build leaves nothing behind")
+}
