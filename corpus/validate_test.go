@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -201,6 +203,9 @@ func FuzzSpanValidation(f *testing.F) {
 	f.Add("", 0, 0, "")
 	f.Add("x", -1, 40, "x")
 	f.Fuzz(func(t *testing.T, text string, start, end int, quote string) {
+		if !utf8.ValidString(text) || !utf8.ValidString(quote) {
+			return // JSON encoding would replace the bad bytes; invalid UTF-8 has its own tests
+		}
 		doc, _ := jsonLine(map[string]any{"doc_id": "d", "text": text})
 		span, _ := jsonLine(map[string]any{"span_id": "s", "doc_id": "d", "start": start, "end": end, "quote": quote})
 		v := NewValidator(LoadOptions{})
@@ -217,5 +222,31 @@ func FuzzSpanValidation(f *testing.F) {
 		n := RuneLen(c.Docs[0].Text)
 		require.True(t, 0 <= s.Start && s.Start < s.End && s.End <= n, "accepted [%d,%d) of %d", s.Start, s.End, n)
 		require.Equal(t, FoldText(quote), FoldText(Slice(c.Docs[0].Text, s.Start, s.End)))
+	})
+}
+
+func FuzzValidateFiles(f *testing.F) {
+	f.Add([]byte(`{"doc_id":"d","text":"Hello wörld."}`+"\n"), []byte(`{"span_id":"s","doc_id":"d","start":0,"end":5,"quote":"Hello"}`))
+	f.Add([]byte("\ufeff{\"doc_id\":1}\r\n[]\n"), []byte(`{"span_id":"s","doc_id":"d","start":-1,"end":1e9}`))
+	f.Fuzz(func(t *testing.T, docs, spans []byte) {
+		v := NewValidator(LoadOptions{MaxLineBytes: 1 << 16})
+		ctx := context.Background()
+		require.NoError(t, v.AddDocuments(ctx, bytes.NewReader(docs), "c"))
+		require.NoError(t, v.AddSpans(ctx, bytes.NewReader(spans), "s"))
+		lines := map[string]int{"c": bytes.Count(docs, []byte("\n")) + 1, "s": bytes.Count(spans, []byte("\n")) + 1}
+		for _, e := range v.Errors().Errors {
+			if e.Line == 0 {
+				continue // file-level ("the corpus has no documents")
+			}
+			require.LessOrEqual(t, e.Line, lines[e.File], "%v", e)
+			require.NotEmpty(t, e.Err.Error())
+		}
+		if c, err := v.Corpus(); err == nil {
+			for _, s := range c.Spans {
+				d, ok := c.Doc(s.DocID)
+				require.True(t, ok)
+				require.LessOrEqual(t, s.End, RuneLen(d.Text))
+			}
+		}
 	})
 }
