@@ -5,7 +5,7 @@
 // retrieval from it.
 //
 // Input defects are collected, not fatal: Load and Validator report all of
-// them as an *ErrorList of *ParseError values, each printing as
+// them as a *jsonl.ErrorList of *jsonl.ParseError values, each printing as
 //
 //	corpus.jsonl:12:7: doc_id: duplicate doc_id "d1" (first defined at corpus.jsonl:3)
 //

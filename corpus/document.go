@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 	"unicode"
@@ -31,6 +32,15 @@ type Span struct {
 	Tags   []string        `json:"tags,omitempty"`
 	Meta   json.RawMessage `json:"meta,omitempty"`
 }
+
+// Errors specific to corpus files; the generic ones (syntax, types, missing
+// fields, duplicate ids) are jsonl's.
+var (
+	ErrBadDate       = errors.New("invalid date")
+	ErrUnknownDoc    = errors.New("unknown doc_id")
+	ErrOffsets       = errors.New("invalid offsets")
+	ErrQuoteMismatch = errors.New("quote does not match text[start:end]")
+)
 
 var documentFields = []string{"doc_id", "title", "text", "source", "created_at", "meta"}
 var spanFields = []string{"span_id", "doc_id", "start", "end", "quote", "tags", "meta"}

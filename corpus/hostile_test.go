@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,7 +54,7 @@ func TestHostileInputNeverCrashes(t *testing.T) {
 			require.NoError(t, os.WriteFile(sp, in[1], 0o644))
 			res, err := EnsureIndex(context.Background(), EnsureRequest{Dir: filepath.Join(dir, "idx"), CorpusPath: cp, SpansPath: sp})
 			if err != nil {
-				var list *ErrorList
+				var list *jsonl.ErrorList
 				require.True(t, errors.As(err, &list), "want an input error list, got %v", err)
 				require.NotZero(t, list.Total)
 				for _, e := range list.Errors {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -201,7 +202,7 @@ func TestInvalidInputLeavesOldIndex(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(cp, []byte(`{"doc_id":"x"}`+"\n"), 0o644))
 	_, err = EnsureIndex(ctx, EnsureRequest{Dir: idx, CorpusPath: cp})
-	var list *ErrorList
+	var list *jsonl.ErrorList
 	require.ErrorAs(t, err, &list)
 	after, err := os.ReadFile(filepath.Join(idx, ManifestFile))
 	require.NoError(t, err)

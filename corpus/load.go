@@ -9,6 +9,8 @@ import (
 	"hash"
 	"io"
 	"os"
+
+	"github.com/claimaudit/claimaudit/jsonl"
 )
 
 // DefaultErrorLimit is how many defects a load keeps in full; the rest are
@@ -46,13 +48,13 @@ type Input struct {
 
 // LoadOptions tune Load. The zero value is ready to use.
 type LoadOptions struct {
-	MaxLineBytes int // 0: DefaultMaxLineBytes
+	MaxLineBytes int // 0: jsonl.DefaultMaxLineBytes
 	ErrorLimit   int // 0: DefaultErrorLimit
 }
 
 // Load reads and validates a corpus file and an optional spans file
 // (spansPath may be ""). Every defect in both files is collected: the error
-// is an *ErrorList when the input is invalid, or an I/O error (wrapping
+// is an *jsonl.ErrorList when the input is invalid, or an I/O error (wrapping
 // *fs.PathError when a file cannot be opened).
 func Load(ctx context.Context, corpusPath, spansPath string, opts LoadOptions) (*Corpus, error) {
 	v := NewValidator(opts)
@@ -124,7 +126,7 @@ func HashFile(path string) (string, int64, error) {
 // Validator checks documents and then spans against them, collecting every
 // defect. Documents must all be added before spans.
 type Validator struct {
-	errs    ErrorList
+	errs    jsonl.ErrorList
 	opts    LoadOptions
 	docs    []Document
 	byID    map[string]int
@@ -142,7 +144,7 @@ func NewValidator(opts LoadOptions) *Validator {
 		opts.ErrorLimit = DefaultErrorLimit
 	}
 	return &Validator{
-		errs:    ErrorList{Limit: opts.ErrorLimit},
+		errs:    jsonl.ErrorList{Limit: opts.ErrorLimit},
 		opts:    opts,
 		byID:    map[string]int{},
 		docLine: map[string]string{},
@@ -158,7 +160,7 @@ func (v *Validator) Inputs() []Input { return v.inputs }
 func (v *Validator) Counts() (docs, spans int) { return len(v.docs), len(v.spans) }
 
 // Errors returns the defects found so far.
-func (v *Validator) Errors() *ErrorList { return &v.errs }
+func (v *Validator) Errors() *jsonl.ErrorList { return &v.errs }
 
 // Corpus returns the validated corpus, or the error list when any defect was
 // found.
@@ -168,7 +170,7 @@ func (v *Validator) Corpus() (*Corpus, error) {
 		if len(v.inputs) > 0 {
 			file = v.inputs[0].Path
 		}
-		v.errs.Add(file, 0, 0, "", detail(ErrEmpty, "the corpus has no documents"))
+		v.errs.Add(file, 0, 0, "", jsonl.Errorf(jsonl.ErrEmpty, "the corpus has no documents"))
 	}
 	if err := v.errs.Err(); err != nil {
 		return nil, err
@@ -179,31 +181,31 @@ func (v *Validator) Corpus() (*Corpus, error) {
 // AddDocuments reads a JSONL stream of documents. The returned error is an
 // I/O failure or cancellation; validation defects go to Errors().
 func (v *Validator) AddDocuments(ctx context.Context, r io.Reader, file string) error {
-	return v.eachRecord(ctx, r, file, func(rec record) {
-		rec.allowOnly(documentFields...)
+	return v.eachRecord(ctx, r, file, func(rec jsonl.Record) {
+		rec.AllowOnly(documentFields...)
 		var d Document
-		id, idOK := rec.str("doc_id", true, true)
+		id, idOK := rec.Str("doc_id", true, true)
 		d.DocID = id
-		text, textOK := rec.str("text", true, true)
+		text, textOK := rec.Str("text", true, true)
 		d.Text = text
-		d.Title, _ = rec.str("title", false, false)
-		d.Source, _ = rec.str("source", false, false)
-		if ca, ok := rec.str("created_at", false, false); ok {
+		d.Title, _ = rec.Str("title", false, false)
+		d.Source, _ = rec.Str("source", false, false)
+		if ca, ok := rec.Str("created_at", false, false); ok {
 			if _, valid := ParseDate(ca); !valid {
-				rec.fail("created_at", rec.fields["created_at"].valueCol, detail(ErrBadDate, "%q is not an ISO-8601 date (YYYY-MM-DD) or date-time", ca))
+				rec.Fail("created_at", rec.Col("created_at"), jsonl.Errorf(ErrBadDate, "%q is not an ISO-8601 date (YYYY-MM-DD) or date-time", ca))
 			} else {
 				d.CreatedAt = ca
 			}
 		}
-		d.Meta = rec.object("meta")
+		d.Meta = rec.Object("meta")
 		if !idOK {
 			return
 		}
 		if first, dup := v.docLine[id]; dup {
-			rec.fail("doc_id", rec.fields["doc_id"].valueCol, detail(ErrDuplicateID, "duplicate doc_id %q (first defined at %s)", id, first))
+			rec.Fail("doc_id", rec.Col("doc_id"), jsonl.Errorf(jsonl.ErrDuplicateID, "duplicate doc_id %q (first defined at %s)", id, first))
 			return
 		}
-		v.docLine[id] = fmt.Sprintf("%s:%d", file, rec.line)
+		v.docLine[id] = fmt.Sprintf("%s:%d", file, rec.Line)
 		if !textOK {
 			v.badText[id] = true
 			return
@@ -216,26 +218,26 @@ func (v *Validator) AddDocuments(ctx context.Context, r io.Reader, file string) 
 // AddSpans reads a JSONL stream of spans and checks each against the
 // documents added before.
 func (v *Validator) AddSpans(ctx context.Context, r io.Reader, file string) error {
-	return v.eachRecord(ctx, r, file, func(rec record) {
-		rec.allowOnly(spanFields...)
+	return v.eachRecord(ctx, r, file, func(rec jsonl.Record) {
+		rec.AllowOnly(spanFields...)
 		var s Span
-		id, idOK := rec.str("span_id", true, true)
+		id, idOK := rec.Str("span_id", true, true)
 		s.SpanID = id
-		docID, docOK := rec.str("doc_id", true, true)
+		docID, docOK := rec.Str("doc_id", true, true)
 		s.DocID = docID
-		start, startOK := rec.integer("start")
-		end, endOK := rec.integer("end")
+		start, startOK := rec.Int("start")
+		end, endOK := rec.Int("end")
 		s.Start, s.End = start, end
-		quote, quoteOK := rec.str("quote", false, false)
+		quote, quoteOK := rec.Str("quote", false, false)
 		s.Quote = quote
-		s.Tags = rec.strings("tags")
-		s.Meta = rec.object("meta")
+		s.Tags = rec.Strings("tags")
+		s.Meta = rec.Object("meta")
 		if idOK {
 			if first, dup := v.spanAt[id]; dup {
-				rec.fail("span_id", rec.fields["span_id"].valueCol, detail(ErrDuplicateID, "duplicate span_id %q (first defined at %s)", id, first))
+				rec.Fail("span_id", rec.Col("span_id"), jsonl.Errorf(jsonl.ErrDuplicateID, "duplicate span_id %q (first defined at %s)", id, first))
 				idOK = false
 			} else {
-				v.spanAt[id] = fmt.Sprintf("%s:%d", file, rec.line)
+				v.spanAt[id] = fmt.Sprintf("%s:%d", file, rec.Line)
 			}
 		}
 		var text string
@@ -247,7 +249,7 @@ func (v *Validator) AddSpans(ctx context.Context, r io.Reader, file string) erro
 			case v.badText[docID]:
 				docOK = false // the document's own error is already reported
 			default:
-				rec.fail("doc_id", rec.fields["doc_id"].valueCol, detail(ErrUnknownDoc, "no document with doc_id %q", docID))
+				rec.Fail("doc_id", rec.Col("doc_id"), jsonl.Errorf(ErrUnknownDoc, "no document with doc_id %q", docID))
 				docOK = false
 			}
 		}
@@ -257,26 +259,26 @@ func (v *Validator) AddSpans(ctx context.Context, r io.Reader, file string) erro
 		offsetsOK := true
 		switch {
 		case start < 0:
-			rec.fail("start", rec.fields["start"].valueCol, detail(ErrOffsets, "start %d is negative", start))
+			rec.Fail("start", rec.Col("start"), jsonl.Errorf(ErrOffsets, "start %d is negative", start))
 			offsetsOK = false
 		case start >= end:
-			rec.fail("end", rec.fields["end"].valueCol, detail(ErrOffsets, "span [%d,%d) is empty or reversed: need start < end", start, end))
+			rec.Fail("end", rec.Col("end"), jsonl.Errorf(ErrOffsets, "span [%d,%d) is empty or reversed: need start < end", start, end))
 			offsetsOK = false
 		}
 		if !docOK {
 			return
 		}
 		if n := RuneLen(text); offsetsOK && end > n {
-			rec.fail("end", rec.fields["end"].valueCol, detail(ErrOffsets, "span [%d,%d) exceeds text length %d of doc %q (code points)", start, end, n, docID))
+			rec.Fail("end", rec.Col("end"), jsonl.Errorf(ErrOffsets, "span [%d,%d) exceeds text length %d of doc %q (code points)", start, end, n, docID))
 			offsetsOK = false
 		}
 		if offsetsOK && quoteOK {
 			if got := Slice(text, start, end); FoldText(got) != FoldText(quote) {
-				rec.fail("quote", rec.fields["quote"].valueCol, detail(ErrQuoteMismatch, "quote %s does not match text[%d:%d] = %s", clip(quote), start, end, clip(got)))
+				rec.Fail("quote", rec.Col("quote"), jsonl.Errorf(ErrQuoteMismatch, "quote %s does not match text[%d:%d] = %s", clip(quote), start, end, clip(got)))
 				offsetsOK = false
 			}
 		}
-		if idOK && offsetsOK && rec.errs.Total == rec.errsBefore {
+		if idOK && offsetsOK && rec.Clean() {
 			v.spans = append(v.spans, s)
 		}
 	})
@@ -291,8 +293,8 @@ func clip(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-func (v *Validator) eachRecord(ctx context.Context, r io.Reader, file string, check func(record)) error {
-	lr := NewLineReader(r, v.opts.MaxLineBytes)
+func (v *Validator) eachRecord(ctx context.Context, r io.Reader, file string, check func(jsonl.Record)) error {
+	lr := jsonl.NewLineReader(r, v.opts.MaxLineBytes)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -301,7 +303,7 @@ func (v *Validator) eachRecord(ctx context.Context, r io.Reader, file string, ch
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		if errors.Is(err, ErrLineTooLong) {
+		if errors.Is(err, jsonl.ErrLineTooLong) {
 			v.errs.Add(file, lineNo, 0, "", err)
 			continue
 		}
@@ -309,11 +311,10 @@ func (v *Validator) eachRecord(ctx context.Context, r io.Reader, file string, ch
 			return err
 		}
 		v.records++
-		rec, ok := parseRecord(file, lineNo, line, &v.errs)
+		rec, ok := jsonl.ParseRecord(file, lineNo, line, &v.errs)
 		if !ok {
 			continue
 		}
-		rec.errsBefore = v.errs.Total
 		check(rec)
 	}
 }

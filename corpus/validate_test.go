@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func TestLoadPlantedDefects(t *testing.T) {
 	dir := filepath.Join("testdata", "defects")
 	corpusPath, spansPath := filepath.Join(dir, "corpus.jsonl"), filepath.Join(dir, "spans.jsonl")
 	_, err := Load(context.Background(), corpusPath, spansPath, LoadOptions{})
-	var list *ErrorList
+	var list *jsonl.ErrorList
 	require.ErrorAs(t, err, &list)
 	assert.Equal(t, len(list.Errors), list.Total, "nothing dropped under the default limit")
 
@@ -65,7 +66,7 @@ func TestLoadPlantedDefects(t *testing.T) {
 
 // check runs the validator on inline documents and spans and returns the
 // defects found.
-func check(t *testing.T, docs, spans string) *ErrorList {
+func check(t *testing.T, docs, spans string) *jsonl.ErrorList {
 	t.Helper()
 	v := NewValidator(LoadOptions{})
 	ctx := context.Background()
@@ -92,21 +93,21 @@ func TestValidationRules(t *testing.T) {
 		{name: "date-time without zone", docs: `{"doc_id":"d","text":"x","created_at":"2024-02-29T23:59"}`},
 		{name: "not a leap year", docs: `{"doc_id":"d","text":"x","created_at":"2023-02-29"}`, want: ErrBadDate, field: "created_at", line: 1, col: 39},
 		{name: "month 13", docs: `{"doc_id":"d","text":"x","created_at":"2023-13-01"}`, want: ErrBadDate, field: "created_at"},
-		{name: "doc_id missing", docs: `{"text":"x"}`, want: ErrMissingField, field: "doc_id", line: 1},
-		{name: "doc_id null", docs: `{"doc_id":null,"text":"x"}`, want: ErrMissingField, field: "doc_id", col: 11},
-		{name: "doc_id number", docs: `{"doc_id":12,"text":"x"}`, want: ErrWrongType, field: "doc_id", inText: "expected string, got number"},
-		{name: "doc_id blank", docs: `{"doc_id":" ","text":"x"}`, want: ErrEmpty, field: "doc_id"},
-		{name: "text missing", docs: `{"doc_id":"d"}`, want: ErrMissingField, field: "text"},
-		{name: "text blank", docs: `{"doc_id":"d","text":" \t"}`, want: ErrEmpty, field: "text"},
-		{name: "meta array", docs: `{"doc_id":"d","text":"x","meta":[]}`, want: ErrWrongType, field: "meta"},
-		{name: "unknown field", docs: `{"doc_id":"d","text":"x","txet":"y"}`, want: ErrUnknownField, field: "txet", col: 26},
-		{name: "duplicate key", docs: `{"doc_id":"d","text":"x","doc_id":"e"}`, want: ErrDuplicateKey, field: "doc_id"},
-		{name: "duplicate doc", docs: doc + doc, want: ErrDuplicateID, field: "doc_id", line: 2, inText: "first defined at c.jsonl:1"},
-		{name: "not an object", docs: `"d"`, want: ErrWrongType, line: 1, col: 1},
-		{name: "truncated JSON", docs: `{"doc_id":"d","text":"x"`, want: ErrSyntax},
-		{name: "trailing data", docs: `{"doc_id":"d","text":"x"} {}`, want: ErrSyntax, col: 27},
-		{name: "invalid UTF-8", docs: "{\"doc_id\":\"d\",\"text\":\"a\xff\"}", want: ErrEncoding, col: 24},
-		{name: "deep nesting", docs: `{"doc_id":"d","text":"x","meta":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}", want: ErrSyntax},
+		{name: "doc_id missing", docs: `{"text":"x"}`, want: jsonl.ErrMissingField, field: "doc_id", line: 1},
+		{name: "doc_id null", docs: `{"doc_id":null,"text":"x"}`, want: jsonl.ErrMissingField, field: "doc_id", col: 11},
+		{name: "doc_id number", docs: `{"doc_id":12,"text":"x"}`, want: jsonl.ErrWrongType, field: "doc_id", inText: "expected string, got number"},
+		{name: "doc_id blank", docs: `{"doc_id":" ","text":"x"}`, want: jsonl.ErrEmpty, field: "doc_id"},
+		{name: "text missing", docs: `{"doc_id":"d"}`, want: jsonl.ErrMissingField, field: "text"},
+		{name: "text blank", docs: `{"doc_id":"d","text":" \t"}`, want: jsonl.ErrEmpty, field: "text"},
+		{name: "meta array", docs: `{"doc_id":"d","text":"x","meta":[]}`, want: jsonl.ErrWrongType, field: "meta"},
+		{name: "unknown field", docs: `{"doc_id":"d","text":"x","txet":"y"}`, want: jsonl.ErrUnknownField, field: "txet", col: 26},
+		{name: "duplicate key", docs: `{"doc_id":"d","text":"x","doc_id":"e"}`, want: jsonl.ErrDuplicateKey, field: "doc_id"},
+		{name: "duplicate doc", docs: doc + doc, want: jsonl.ErrDuplicateID, field: "doc_id", line: 2, inText: "first defined at c.jsonl:1"},
+		{name: "not an object", docs: `"d"`, want: jsonl.ErrWrongType, line: 1, col: 1},
+		{name: "truncated JSON", docs: `{"doc_id":"d","text":"x"`, want: jsonl.ErrSyntax},
+		{name: "trailing data", docs: `{"doc_id":"d","text":"x"} {}`, want: jsonl.ErrSyntax, col: 27},
+		{name: "invalid UTF-8", docs: "{\"doc_id\":\"d\",\"text\":\"a\xff\"}", want: jsonl.ErrEncoding, col: 24},
+		{name: "deep nesting", docs: `{"doc_id":"d","text":"x","meta":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}", want: jsonl.ErrSyntax},
 
 		{name: "span ok", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":5,"quote":"Hello"}`},
 		{name: "span after multibyte", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":6,"end":13,"quote":"wörld 🌍"}`},
@@ -118,12 +119,12 @@ func TestValidationRules(t *testing.T) {
 		{name: "empty span", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":3,"end":3}`, want: ErrOffsets, field: "end"},
 		{name: "reversed span", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":4,"end":3}`, want: ErrOffsets, field: "end"},
 		{name: "negative start", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":-2,"end":3}`, want: ErrOffsets, field: "start"},
-		{name: "fractional end", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":3.0}`, want: ErrWrongType, field: "end"},
-		{name: "huge end", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":99999999999999999999}`, want: ErrOffsets, field: "end"},
+		{name: "fractional end", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":3.0}`, want: jsonl.ErrWrongType, field: "end"},
+		{name: "huge end", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":99999999999999999999}`, want: jsonl.ErrRange, field: "end"},
 		{name: "unknown doc", docs: doc, spans: `{"span_id":"s","doc_id":"x","start":0,"end":1}`, want: ErrUnknownDoc, field: "doc_id"},
-		{name: "duplicate span", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":1}` + "\n" + `{"span_id":"s","doc_id":"d","start":1,"end":2}`, want: ErrDuplicateID, field: "span_id", line: 2},
-		{name: "tags not strings", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":1,"tags":[1]}`, want: ErrWrongType, field: "tags"},
-		{name: "span unknown field", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":1,"stop":2}`, want: ErrUnknownField, field: "stop"},
+		{name: "duplicate span", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":1}` + "\n" + `{"span_id":"s","doc_id":"d","start":1,"end":2}`, want: jsonl.ErrDuplicateID, field: "span_id", line: 2},
+		{name: "tags not strings", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":1,"tags":[1]}`, want: jsonl.ErrWrongType, field: "tags"},
+		{name: "span unknown field", docs: doc, spans: `{"span_id":"s","doc_id":"d","start":0,"end":1,"stop":2}`, want: jsonl.ErrUnknownField, field: "stop"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,7 +152,7 @@ func TestValidationRules(t *testing.T) {
 }
 
 func TestErrorFormat(t *testing.T) {
-	e := &ParseError{File: "docs.jsonl", Line: 12, Col: 7, Field: "end", Err: detail(ErrOffsets, "span [90,120) exceeds text length 80")}
+	e := &jsonl.ParseError{File: "docs.jsonl", Line: 12, Col: 7, Field: "end", Err: jsonl.Errorf(ErrOffsets, "span [90,120) exceeds text length 80")}
 	assert.Equal(t, "docs.jsonl:12:7: end: span [90,120) exceeds text length 80", e.Error())
 	assert.ErrorIs(t, e, ErrOffsets)
 }
@@ -171,7 +172,7 @@ func TestEmptyCorpusIsAnError(t *testing.T) {
 	v := NewValidator(LoadOptions{})
 	require.NoError(t, v.AddDocuments(context.Background(), strings.NewReader("\n\n"), "c.jsonl"))
 	_, err := v.Corpus()
-	assert.ErrorIs(t, err, ErrEmpty)
+	assert.ErrorIs(t, err, jsonl.ErrEmpty)
 }
 
 func TestLoadMissingFile(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/jsonl"
 )
 
 // Exit codes (DESIGN.md): 0 success; 1 the run finished but a --fail-on gate
@@ -47,7 +48,7 @@ func report(stderr io.Writer, err error, maxErrors int) int {
 	if errors.As(err, &ee) && ee.quiet {
 		return code
 	}
-	var list *corpus.ErrorList
+	var list *jsonl.ErrorList
 	if errors.As(err, &list) {
 		printErrorList(stderr, list, maxErrors)
 		return code
@@ -58,7 +59,7 @@ func report(stderr io.Writer, err error, maxErrors int) int {
 
 func exitCode(err error) int {
 	var ee *exitError
-	var list *corpus.ErrorList
+	var list *jsonl.ErrorList
 	var pathErr *fs.PathError
 	switch {
 	case errors.As(err, &ee):
@@ -71,7 +72,7 @@ func exitCode(err error) int {
 	return exitInternal
 }
 
-func printErrorList(w io.Writer, list *corpus.ErrorList, max int) {
+func printErrorList(w io.Writer, list *jsonl.ErrorList, max int) {
 	shown := 0
 	for _, e := range list.Errors {
 		if max > 0 && shown >= max {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/spf13/cobra"
 )
 
@@ -40,7 +41,7 @@ Exit status is 2 when any defect was found, 0 otherwise.`,
 					return err
 				}
 				if errs.Total > 0 {
-					printErrorList(e.stderr, &corpus.ErrorList{Total: errs.Total}, 0)
+					printErrorList(e.stderr, &jsonl.ErrorList{Total: errs.Total}, 0)
 					return &exitError{code: exitInput, err: errs, quiet: true}
 				}
 				return nil
@@ -71,7 +72,7 @@ type jsonError struct {
 	Message string `json:"message"`
 }
 
-func writeValidateJSON(e *env, inputs []corpus.Input, docs, spans int, errs *corpus.ErrorList) error {
+func writeValidateJSON(e *env, inputs []corpus.Input, docs, spans int, errs *jsonl.ErrorList) error {
 	list := make([]jsonError, 0, len(errs.Errors))
 	for i, pe := range errs.Errors {
 		if e.maxErrors > 0 && i >= e.maxErrors {

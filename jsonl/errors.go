@@ -1,4 +1,4 @@
-package corpus
+package jsonl
 
 import (
 	"errors"
@@ -7,21 +7,19 @@ import (
 )
 
 // Sentinel errors wrapped by ParseError, so callers and tests can ask
-// errors.Is(err, corpus.ErrDuplicateID) without parsing messages.
+// errors.Is(err, jsonl.ErrDuplicateID) without parsing messages. Formats
+// add their own (corpus.ErrUnknownDoc, ...).
 var (
-	ErrSyntax        = errors.New("malformed JSON")
-	ErrEncoding      = errors.New("invalid UTF-8")
-	ErrLineTooLong   = errors.New("line too long")
-	ErrMissingField  = errors.New("missing required field")
-	ErrWrongType     = errors.New("wrong type")
-	ErrEmpty         = errors.New("empty value")
-	ErrUnknownField  = errors.New("unknown field")
-	ErrDuplicateKey  = errors.New("duplicate key")
-	ErrDuplicateID   = errors.New("duplicate id")
-	ErrBadDate       = errors.New("invalid date")
-	ErrUnknownDoc    = errors.New("unknown doc_id")
-	ErrOffsets       = errors.New("invalid offsets")
-	ErrQuoteMismatch = errors.New("quote does not match text[start:end]")
+	ErrSyntax       = errors.New("malformed JSON")
+	ErrEncoding     = errors.New("invalid UTF-8")
+	ErrLineTooLong  = errors.New("line too long")
+	ErrMissingField = errors.New("missing required field")
+	ErrWrongType    = errors.New("wrong type")
+	ErrEmpty        = errors.New("empty value")
+	ErrUnknownField = errors.New("unknown field")
+	ErrDuplicateKey = errors.New("duplicate key")
+	ErrDuplicateID  = errors.New("duplicate id")
+	ErrRange        = errors.New("value out of range")
 )
 
 // ParseError is one defect in one input line. Line and Col are 1-based;
@@ -107,8 +105,9 @@ func (l *ErrorList) Unwrap() []error {
 	return errs
 }
 
-// detail wraps a sentinel with a specific message while keeping errors.Is working.
-func detail(sentinel error, format string, args ...any) error {
+// Errorf returns an error with a specific message that errors.Is matches to
+// sentinel.
+func Errorf(sentinel error, format string, args ...any) error {
 	return &detailError{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}
 }
 

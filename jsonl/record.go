@@ -1,4 +1,4 @@
-package corpus
+package jsonl
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -18,24 +19,36 @@ type field struct {
 	valueCol int
 }
 
-// record is one JSONL line decoded into its top-level members. Nested values
-// stay raw: the formats only ever need one level of typed fields.
-type record struct {
-	file   string
-	line   int
+// Record is one JSONL line decoded into its top-level members. Nested values
+// stay raw: the formats only ever need one level of typed fields. Its
+// accessors report defects to the error list, positioned at the member.
+type Record struct {
+	File   string
+	Line   int
 	fields map[string]field
 	errs   *ErrorList
-	// errsBefore is errs.Total before this record was checked, so a check
-	// can tell whether the record itself was clean.
+	// errsBefore is errs.Total when the record was parsed.
 	errsBefore int
 }
 
-// parseRecord splits a line into top-level members. It reports (and returns
+// Clean reports whether no defect was found in this record since it was parsed.
+func (r *Record) Clean() bool { return r.errs.Total == r.errsBefore }
+
+// Has reports whether the member is present (null counts as present).
+func (r *Record) Has(name string) bool { _, ok := r.fields[name]; return ok }
+
+// Col is the 1-based byte column of a member's value, or 0 when absent.
+func (r *Record) Col(name string) int { return r.fields[name].valueCol }
+
+// Raw returns a member's raw JSON, or nil when absent.
+func (r *Record) Raw(name string) json.RawMessage { return r.fields[name].raw }
+
+// ParseRecord splits a line into top-level members. It reports (and returns
 // false for) lines that are not valid UTF-8, not valid JSON, not an object, or
 // that repeat a key. encoding/json bounds nesting depth, so hostile input such
 // as 100k nested arrays is an error here, not a stack overflow.
-func parseRecord(file string, lineNo int, line []byte, errs *ErrorList) (record, bool) {
-	rec := record{file: file, line: lineNo, errs: errs}
+func ParseRecord(file string, lineNo int, line []byte, errs *ErrorList) (Record, bool) {
+	rec := Record{File: file, Line: lineNo, errs: errs}
 	if !utf8.Valid(line) {
 		col := 1
 		for i := 0; i < len(line); {
@@ -57,7 +70,7 @@ func parseRecord(file string, lineNo int, line []byte, errs *ErrorList) (record,
 		return rec, false
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		errs.Add(file, lineNo, 1, "", detail(ErrWrongType, "record must be a JSON object, got %s", kindOfToken(tok)))
+		errs.Add(file, lineNo, 1, "", Errorf(ErrWrongType, "record must be a JSON object, got %s", kindOfToken(tok)))
 		return rec, false
 	}
 	rec.fields = make(map[string]field)
@@ -76,7 +89,7 @@ func parseRecord(file string, lineNo int, line []byte, errs *ErrorList) (record,
 		}
 		valueCol := int(dec.InputOffset()) - len(raw) + 1
 		if prev, dup := rec.fields[key]; dup {
-			errs.Add(file, lineNo, keyCol, key, detail(ErrDuplicateKey, "key appears twice in the object (first at column %d)", prev.keyCol))
+			errs.Add(file, lineNo, keyCol, key, Errorf(ErrDuplicateKey, "key appears twice in the object (first at column %d)", prev.keyCol))
 			return rec, false
 		}
 		rec.fields[key] = field{raw: raw, keyCol: keyCol, valueCol: valueCol}
@@ -87,13 +100,14 @@ func parseRecord(file string, lineNo int, line []byte, errs *ErrorList) (record,
 	}
 	end := int(dec.InputOffset())
 	if _, err := dec.Token(); err != io.EOF {
-		errs.Add(file, lineNo, skipSeparators(line, end)+1, "", detail(ErrSyntax, "unexpected data after the JSON object"))
+		errs.Add(file, lineNo, skipSeparators(line, end)+1, "", Errorf(ErrSyntax, "unexpected data after the JSON object"))
 		return rec, false
 	}
+	rec.errsBefore = errs.Total
 	return rec, true
 }
 
-func (r *record) syntax(dec *json.Decoder, err error) {
+func (r *Record) syntax(dec *json.Decoder, err error) {
 	col := int(dec.InputOffset()) + 1
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -106,7 +120,7 @@ func (r *record) syntax(dec *json.Decoder, err error) {
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 		msg = "unexpected end of line"
 	}
-	r.errs.Add(r.file, r.line, col, "", detail(ErrSyntax, "malformed JSON: %s", msg))
+	r.errs.Add(r.File, r.Line, col, "", Errorf(ErrSyntax, "malformed JSON: %s", msg))
 }
 
 func skipSeparators(line []byte, i int) int {
@@ -140,8 +154,8 @@ func kindOfToken(tok any) string {
 	return fmt.Sprintf("%T", tok)
 }
 
-// kindOf names the JSON type of a raw value by its first byte.
-func kindOf(raw json.RawMessage) string {
+// KindOf names the JSON type of a raw value by its first byte.
+func KindOf(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "nothing"
 	}
@@ -160,14 +174,15 @@ func kindOf(raw json.RawMessage) string {
 	return "number"
 }
 
-func (r *record) fail(name string, col int, err error) {
-	r.errs.Add(r.file, r.line, col, name, err)
+// Fail reports a defect of member name at column col (0: the member is missing).
+func (r *Record) Fail(name string, col int, err error) {
+	r.errs.Add(r.File, r.Line, col, name, err)
 }
 
-// allowOnly reports every member not in the known set. Unknown fields are
+// AllowOnly reports every member not in the known set. Unknown fields are
 // errors, not silently dropped: in a curated corpus a typo such as
 // "creted_at" must not quietly lose data. Free-form data belongs in meta.
-func (r *record) allowOnly(known ...string) {
+func (r *Record) AllowOnly(known ...string) {
 	names := make([]string, 0, len(r.fields))
 	for name := range r.fields {
 		names = append(names, name)
@@ -182,7 +197,7 @@ func (r *record) allowOnly(known ...string) {
 			}
 		}
 		if !ok {
-			r.fail(name, r.fields[name].keyCol, detail(ErrUnknownField, "unknown field (put extra data in \"meta\")"))
+			r.Fail(name, r.fields[name].keyCol, Errorf(ErrUnknownField, "unknown field (put extra data in \"meta\")"))
 		}
 	}
 }
@@ -195,96 +210,96 @@ func sortByCol(names []string, fields map[string]field) {
 	}
 }
 
-// str reads a string member. required: absence or null is an error;
+// Str reads a string member. required: absence or null is an error;
 // nonEmpty: a value of only white space is an error. ok is false when the
 // member is absent, null or invalid.
-func (r *record) str(name string, required, nonEmpty bool) (s string, ok bool) {
+func (r *Record) Str(name string, required, nonEmpty bool) (s string, ok bool) {
 	f, present := r.fields[name]
-	if !present || kindOf(f.raw) == "null" {
+	if !present || KindOf(f.raw) == "null" {
 		if required {
 			col := 0
 			if present {
 				col = f.valueCol
 			}
-			r.fail(name, col, detail(ErrMissingField, "required string is missing"))
+			r.Fail(name, col, Errorf(ErrMissingField, "required string is missing"))
 		}
 		return "", false
 	}
-	if kindOf(f.raw) != "string" {
-		r.fail(name, f.valueCol, detail(ErrWrongType, "expected string, got %s", kindOf(f.raw)))
+	if KindOf(f.raw) != "string" {
+		r.Fail(name, f.valueCol, Errorf(ErrWrongType, "expected string, got %s", KindOf(f.raw)))
 		return "", false
 	}
 	if err := json.Unmarshal(f.raw, &s); err != nil {
-		r.fail(name, f.valueCol, detail(ErrSyntax, "bad string: %v", err))
+		r.Fail(name, f.valueCol, Errorf(ErrSyntax, "bad string: %v", err))
 		return "", false
 	}
-	if nonEmpty && isBlank(s) {
-		r.fail(name, f.valueCol, detail(ErrEmpty, "must not be empty"))
+	if nonEmpty && IsBlank(s) {
+		r.Fail(name, f.valueCol, Errorf(ErrEmpty, "must not be empty"))
 		return "", false
 	}
 	return s, true
 }
 
-// integer reads a required integral number member.
-func (r *record) integer(name string) (n int, ok bool) {
+// Int reads a required integral number member.
+func (r *Record) Int(name string) (n int, ok bool) {
 	f, present := r.fields[name]
-	if !present || kindOf(f.raw) == "null" {
+	if !present || KindOf(f.raw) == "null" {
 		col := 0
 		if present {
 			col = f.valueCol
 		}
-		r.fail(name, col, detail(ErrMissingField, "required integer is missing"))
+		r.Fail(name, col, Errorf(ErrMissingField, "required integer is missing"))
 		return 0, false
 	}
-	if kindOf(f.raw) != "number" {
-		r.fail(name, f.valueCol, detail(ErrWrongType, "expected integer, got %s", kindOf(f.raw)))
+	if KindOf(f.raw) != "number" {
+		r.Fail(name, f.valueCol, Errorf(ErrWrongType, "expected integer, got %s", KindOf(f.raw)))
 		return 0, false
 	}
 	v, err := strconv.ParseInt(string(f.raw), 10, 64)
 	if err != nil {
 		if bytes.ContainsAny(f.raw, ".eE") {
-			r.fail(name, f.valueCol, detail(ErrWrongType, "expected integer, got %s", f.raw))
+			r.Fail(name, f.valueCol, Errorf(ErrWrongType, "expected integer, got %s", f.raw))
 		} else {
-			r.fail(name, f.valueCol, detail(ErrOffsets, "integer %s out of range", f.raw))
+			r.Fail(name, f.valueCol, Errorf(ErrRange, "integer %s out of range", f.raw))
 		}
 		return 0, false
 	}
 	if v > 1<<40 || v < -(1<<40) {
-		r.fail(name, f.valueCol, detail(ErrOffsets, "integer %d out of range", v))
+		r.Fail(name, f.valueCol, Errorf(ErrRange, "integer %d out of range", v))
 		return 0, false
 	}
 	return int(v), true
 }
 
-// object reads an optional object member (null allowed) and returns it raw.
-func (r *record) object(name string) json.RawMessage {
+// Object reads an optional object member (null allowed) and returns it raw.
+func (r *Record) Object(name string) json.RawMessage {
 	f, present := r.fields[name]
-	if !present || kindOf(f.raw) == "null" {
+	if !present || KindOf(f.raw) == "null" {
 		return nil
 	}
-	if kindOf(f.raw) != "object" {
-		r.fail(name, f.valueCol, detail(ErrWrongType, "expected object or null, got %s", kindOf(f.raw)))
+	if KindOf(f.raw) != "object" {
+		r.Fail(name, f.valueCol, Errorf(ErrWrongType, "expected object or null, got %s", KindOf(f.raw)))
 		return nil
 	}
 	return append(json.RawMessage(nil), f.raw...)
 }
 
-// strings reads an optional array of strings (null allowed).
-func (r *record) strings(name string) []string {
+// Strings reads an optional array of strings (null allowed).
+func (r *Record) Strings(name string) []string {
 	f, present := r.fields[name]
-	if !present || kindOf(f.raw) == "null" {
+	if !present || KindOf(f.raw) == "null" {
 		return nil
 	}
 	var items []json.RawMessage
-	if kindOf(f.raw) != "array" || json.Unmarshal(f.raw, &items) != nil {
-		r.fail(name, f.valueCol, detail(ErrWrongType, "expected array of strings or null, got %s", kindOf(f.raw)))
+	if KindOf(f.raw) != "array" || json.Unmarshal(f.raw, &items) != nil {
+		r.Fail(name, f.valueCol, Errorf(ErrWrongType, "expected array of strings or null, got %s", KindOf(f.raw)))
 		return nil
 	}
 	out := make([]string, 0, len(items))
 	for i, it := range items {
 		var s string
-		if kindOf(it) != "string" || json.Unmarshal(it, &s) != nil {
-			r.fail(name, f.valueCol, detail(ErrWrongType, "element %d: expected string, got %s", i, kindOf(it)))
+		if KindOf(it) != "string" || json.Unmarshal(it, &s) != nil {
+			r.Fail(name, f.valueCol, Errorf(ErrWrongType, "element %d: expected string, got %s", i, KindOf(it)))
 			return nil
 		}
 		out = append(out, s)
@@ -292,9 +307,10 @@ func (r *record) strings(name string) []string {
 	return out
 }
 
-func isBlank(s string) bool {
+// IsBlank reports whether s is empty or only white space.
+func IsBlank(s string) bool {
 	for _, c := range s {
-		if !isSpace(c) {
+		if !unicode.IsSpace(c) {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package corpus
+package jsonl
 
 import (
 	"bufio"
@@ -72,7 +72,7 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 		}
 		lr.line++
 		if tooLong {
-			return nil, lr.line, detail(ErrLineTooLong, "line longer than %d bytes", lr.maxLine)
+			return nil, lr.line, Errorf(ErrLineTooLong, "line longer than %d bytes", lr.maxLine)
 		}
 		b := lr.buf
 		if lr.line == 1 {
@@ -81,7 +81,7 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 		b = bytes.TrimSuffix(b, []byte{'\n'})
 		b = bytes.TrimSuffix(b, []byte{'\r'})
 		if len(b) > lr.maxLine {
-			return nil, lr.line, detail(ErrLineTooLong, "line longer than %d bytes", lr.maxLine)
+			return nil, lr.line, Errorf(ErrLineTooLong, "line longer than %d bytes", lr.maxLine)
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
