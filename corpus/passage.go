@@ -2,8 +2,9 @@ package corpus
 
 import (
 	"fmt"
-	"strings"
 	"unicode"
+
+	"github.com/claimaudit/claimaudit/sentence"
 )
 
 // Passage is the unit of retrieval: either an evidence span (ID = span id)
@@ -87,7 +88,7 @@ func (c *Corpus) Passages(s PassageSettings, yield func(Passage) error) error {
 // their [start, end) code-point ranges. Every non-space code point lies in at
 // least one window; no window is longer than s.MaxChars.
 func Windows(text []rune, s PassageSettings) [][2]int {
-	sents := chunkLong(text, Sentences(text), s.MaxChars)
+	sents := chunkLong(text, withMarkers(text, sentence.Split(text)), s.MaxChars)
 	var out [][2]int
 	for i := 0; i < len(sents); {
 		j := i
@@ -109,93 +110,22 @@ func Windows(text []rune, s PassageSettings) [][2]int {
 	return out
 }
 
-// Sentences splits text into sentence ranges [start, end) in code points,
-// trimmed of surrounding white space. Boundaries are line breaks and
-// sentence-final punctuation followed by white space and an upper-case
-// letter, digit, quote or bracket — except after common abbreviations
-// ("Dr.", "e.g.", "U.S.") and single-letter initials.
-func Sentences(text []rune) [][2]int {
-	var out [][2]int
-	start := 0
-	emit := func(end int) {
-		s, e := start, end
-		for s < e && unicode.IsSpace(text[s]) {
-			s++
+// withMarkers moves the start of a sentence that follows a list marker back
+// to the marker, so that windows cover every non-space character.
+func withMarkers(text []rune, sents [][2]int) [][2]int {
+	prevEnd := 0
+	for i, s := range sents {
+		j := s[0]
+		for j > prevEnd && text[j-1] != '\n' {
+			j--
 		}
-		for e > s && unicode.IsSpace(text[e-1]) {
-			e--
-		}
-		if s < e {
-			out = append(out, [2]int{s, e})
-		}
-		start = end
-	}
-	for i := 0; i < len(text); i++ {
-		r := text[i]
-		if r == '\n' {
-			emit(i + 1)
-			continue
-		}
-		if r != '.' && r != '!' && r != '?' {
-			continue
-		}
-		j := i + 1
-		for j < len(text) && strings.ContainsRune("\"')]”’»", text[j]) {
+		for j < s[0] && unicode.IsSpace(text[j]) {
 			j++
 		}
-		if j >= len(text) || !unicode.IsSpace(text[j]) {
-			continue // "5.7", "U.S.A", end of text
-		}
-		k := j
-		for k < len(text) && unicode.IsSpace(text[k]) && text[k] != '\n' {
-			k++
-		}
-		if k < len(text) && text[k] != '\n' {
-			next := text[k]
-			if !(unicode.IsUpper(next) || unicode.IsDigit(next) || strings.ContainsRune("\"'([“‘«", next)) {
-				continue
-			}
-		}
-		if r == '.' && isAbbreviation(text[start:i]) {
-			continue
-		}
-		emit(j)
-		i = j - 1
+		sents[i][0] = j
+		prevEnd = s[1]
 	}
-	emit(len(text))
-	return out
-}
-
-var abbreviations = map[string]bool{
-	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true, "st": true,
-	"vs": true, "etc": true, "e.g": true, "i.e": true, "cf": true, "al": true, "inc": true, "ltd": true,
-	"co": true, "corp": true, "no": true, "nos": true, "fig": true, "approx": true, "est": true,
-	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true,
-	"sep": true, "sept": true, "oct": true, "nov": true, "dec": true, "gen": true, "gov": true,
-	"sen": true, "rep": true, "mt": true, "ft": true, "u.s": true, "u.k": true, "u.n": true,
-	"a.m": true, "p.m": true, "ph.d": true, "vol": true, "pp": true,
-}
-
-// isAbbreviation reports whether the word just before a period is an
-// abbreviation or an initial ("J." in "J. Smith").
-func isAbbreviation(before []rune) bool {
-	w := len(before)
-	for w > 0 && !unicode.IsSpace(before[w-1]) && before[w-1] != '(' {
-		w--
-	}
-	orig := before[w:]
-	if len(orig) == 0 {
-		return false
-	}
-	if len(orig) == 1 && unicode.IsUpper(orig[0]) {
-		return true
-	}
-	word := strings.ToLower(string(orig))
-	if abbreviations[word] {
-		return true
-	}
-	// Dotted acronyms such as "U.S.A" or "e.g".
-	return strings.Contains(word, ".") && !strings.ContainsFunc(word, unicode.IsDigit)
+	return sents
 }
 
 // chunkLong splits sentences longer than max code points at white space (or

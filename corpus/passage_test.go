@@ -11,37 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func sentenceTexts(s string) []string {
-	r := []rune(s)
-	var out []string
-	for _, sp := range Sentences(r) {
-		out = append(out, string(r[sp[0]:sp[1]]))
-	}
-	return out
-}
-
-func TestSentences(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"One. Two! Three?", []string{"One.", "Two!", "Three?"}},
-		{"Revenue grew 5.7 percent. Costs fell.", []string{"Revenue grew 5.7 percent.", "Costs fell."}},
-		{"Dr. Patel approved it. The U.S. agreed.", []string{"Dr. Patel approved it.", "The U.S. agreed."}},
-		{"Fruit, e.g. apples, sells well. Next.", []string{"Fruit, e.g. apples, sells well.", "Next."}},
-		{"J. R. R. Tolkien wrote it. Then more.", []string{"J. R. R. Tolkien wrote it.", "Then more."}},
-		{"He said \"stop.\" Then left.", []string{"He said \"stop.\"", "Then left."}},
-		{"lower case after. stays together", []string{"lower case after. stays together"}},
-		{"Line one\nLine two", []string{"Line one", "Line two"}},
-		{"  padded.   ", []string{"padded."}},
-		{"In 2021. 2022 was better.", []string{"In 2021.", "2022 was better."}},
-		{"", nil},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, sentenceTexts(tt.in), "%q", tt.in)
-	}
-}
-
 // covered checks that every non-space rune lies in some window and that no
 // window exceeds the limit.
 func covered(t testing.TB, text []rune, wins [][2]int, s PassageSettings) {
@@ -62,7 +31,7 @@ func covered(t testing.TB, text []rune, wins [][2]int, s PassageSettings) {
 
 func TestWindowsCoverEveryDocument(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	words := []string{"alpha", "Beta", "5.7", "Dr.", "e.g.", "end.", "Q?", "x!", "\n", "  ", "🌍", "naïve", "U.S."}
+	words := []string{"alpha", "Beta", "5.7", "Dr.", "e.g.", "end.", "Q?", "x!", "\n", "  ", "🌍", "naïve", "U.S.", "\n1.", "\n-", "\na)"}
 	settings := []PassageSettings{DefaultPassageSettings, {1, 1, 16}, {4, 1, 40}, {2, 2, 30}}
 	for i := 0; i < 500; i++ {
 		var b strings.Builder
@@ -105,6 +74,7 @@ func TestPassageSettingsValidate(t *testing.T) {
 
 func FuzzWindows(f *testing.F) {
 	f.Add("One. Two! Three? Dr. Who.\nNext", 3, 2, 20)
+	f.Add("Intro:\n1. One.\n - Two\na) three", 1, 1, 16)
 	f.Fuzz(func(t *testing.T, text string, size, stride, max int) {
 		s := PassageSettings{WindowSentences: size, WindowStride: stride, MaxChars: max}
 		if s.Validate() != nil || max > 5000 {
