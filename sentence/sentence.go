@@ -100,7 +100,6 @@ func isAbbreviation(before []rune) bool {
 	return strings.Contains(word, ".") && !strings.ContainsFunc(word, unicode.IsDigit)
 }
 
-
 // skipMarker returns the position after a list marker that starts the line
 // at pos (after blanks), or pos when there is none. Only short markers count:
 // "2021. It rained" is a sentence, not item 2021, and "A. Smith" an initial.
@@ -109,7 +108,19 @@ func skipMarker(text []rune, pos int) int {
 	for p < len(text) && (text[p] == ' ' || text[p] == '\t') {
 		p++
 	}
-	spaceAt := func(i int) bool { return i < len(text) && (text[i] == ' ' || text[i] == '\t') }
+	// A marker is followed by a blank and then by text on the same line; a
+	// marker alone on its line is kept as text.
+	spaceAt := func(i int) bool {
+		if i >= len(text) || (text[i] != ' ' && text[i] != '\t') {
+			return false
+		}
+		for ; i < len(text) && text[i] != '\n'; i++ {
+			if !unicode.IsSpace(text[i]) {
+				return true
+			}
+		}
+		return false
+	}
 	if p < len(text) && strings.ContainsRune("-*•–", text[p]) && spaceAt(p+1) {
 		return p + 2
 	}

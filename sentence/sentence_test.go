@@ -35,13 +35,13 @@ func TestSplit(t *testing.T) {
 		{"Facts:\n - Rome is old.\n * Oslo is cold.\n• Lima is far.", []string{"Facts:", "Rome is old.", "Oslo is cold.", "Lima is far."}},
 		{"a) first item\nb) second item", []string{"first item", "second item"}},
 		{"2021. It rained.", []string{"2021.", "It rained."}},
-		{"- ", nil},
+		{"- ", []string{"-"}},
+		{"a) \nb) x", []string{"a)", "x"}},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, sentenceTexts(tt.in), "%q", tt.in)
 	}
 }
-
 
 func FuzzSplit(f *testing.F) {
 	f.Add("1. One. Two!\n- Dr. Who? e.g. x")
