@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -180,8 +181,8 @@ func (r *Record) Fail(name string, col int, err error) {
 }
 
 // AllowOnly reports every member not in the known set. Unknown fields are
-// errors, not silently dropped: in a curated corpus a typo such as
-// "creted_at" must not quietly lose data. Free-form data belongs in meta.
+// errors, not silently dropped: a typo such as "creted_at" must not quietly
+// lose data.
 func (r *Record) AllowOnly(known ...string) {
 	names := make([]string, 0, len(r.fields))
 	for name := range r.fields {
@@ -197,7 +198,7 @@ func (r *Record) AllowOnly(known ...string) {
 			}
 		}
 		if !ok {
-			r.Fail(name, r.fields[name].keyCol, Errorf(ErrUnknownField, "unknown field (put extra data in \"meta\")"))
+			r.Fail(name, r.fields[name].keyCol, Errorf(ErrUnknownField, "unknown field (known: %s)", strings.Join(known, ", ")))
 		}
 	}
 }

@@ -3,41 +3,68 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
+	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/spf13/cobra"
 )
 
 func newValidateCmd(e *env) *cobra.Command {
-	var corpusPath, spansPath string
+	var corpusPath, spansPath, claimsPath, goldPath string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "validate --corpus F [--spans F] [--json]",
-		Short: "Check corpus and span files against the formats; write nothing",
-		Long: `validate reads the corpus (JSONL documents) and spans (JSONL evidence spans) and
-reports every defect as file:line:col: field: message on stderr, with a summary on
-stdout (--json for a machine-readable report). It writes no files.
+		Use:   "validate [--corpus F [--spans F]] [--claims F [--gold F]] [--json]",
+		Short: "Check corpus, span, claim and gold files against the formats; write nothing",
+		Long: `validate reads the corpus (JSONL documents), spans (JSONL evidence spans), claims
+(JSONL atomic claims) and gold labels ({claim_id, label} JSONL) it is given and reports
+every defect as file:line:col: field: message on stderr, with a summary on stdout
+(--json for a machine-readable report). It writes no files.
 
 Exit status is 2 when any defect was found, 0 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireFlags(cmd, "corpus"); err != nil {
-				return err
+			switch {
+			case corpusPath == "" && claimsPath == "":
+				return usageErrorf("%s: give --corpus, --claims or both", cmd.CommandPath())
+			case spansPath != "" && corpusPath == "":
+				return usageErrorf("%s: --spans needs --corpus", cmd.CommandPath())
+			case goldPath != "" && claimsPath == "":
+				return usageErrorf("%s: --gold needs --claims", cmd.CommandPath())
 			}
 			v := corpus.NewValidator(corpus.LoadOptions{})
-			if err := v.ReadFile(cmd.Context(), "corpus", corpusPath); err != nil {
-				return err
+			if corpusPath != "" {
+				if err := v.ReadFile(cmd.Context(), "corpus", corpusPath); err != nil {
+					return err
+				}
 			}
 			if spansPath != "" {
 				if err := v.ReadFile(cmd.Context(), "spans", spansPath); err != nil {
 					return err
 				}
 			}
+			cv := claims.NewValidator(false)
+			if claimsPath != "" {
+				if err := cv.ReadFile(cmd.Context(), "claims", claimsPath); err != nil {
+					return err
+				}
+			}
+			if goldPath != "" {
+				if err := cv.ReadFile(cmd.Context(), "gold", goldPath); err != nil {
+					return err
+				}
+			}
 			docs, spans := v.Counts()
-			errs := v.Errors()
+			nClaims, nGold := cv.Counts()
+			errs := &jsonl.ErrorList{}
+			for _, l := range []*jsonl.ErrorList{v.Errors(), cv.Errors()} {
+				errs.Errors = append(errs.Errors, l.Errors...)
+				errs.Total += l.Total
+			}
+			summary := validateSummary{Documents: docs, Spans: spans, Claims: nClaims, Gold: nGold, Labelled: len(cv.Gold())}
 			if asJSON {
-				if err := writeValidateJSON(e, v.Inputs(), docs, spans, errs); err != nil {
+				if err := writeValidateJSON(e, v.Inputs(), summary, errs); err != nil {
 					return err
 				}
 				if errs.Total > 0 {
@@ -49,17 +76,25 @@ Exit status is 2 when any defect was found, 0 otherwise.`,
 			for _, in := range v.Inputs() {
 				fmt.Fprintf(e.stdout, "%-7s %s: %d records, sha256 %s\n", in.Role, in.Path, in.Records, in.SHA256[:12])
 			}
+			if claimsPath != "" {
+				fmt.Fprintf(e.stdout, "%-7s %s: %d records\n", "claims", claimsPath, nClaims)
+			}
+			if goldPath != "" {
+				fmt.Fprintf(e.stdout, "%-7s %s: %d records\n", "gold", goldPath, nGold)
+			}
 			if errs.Total > 0 {
 				fmt.Fprintf(e.stdout, "INVALID: %d errors\n", errs.Total)
 				return errs
 			}
-			fmt.Fprintf(e.stdout, "OK: %d documents, %d spans, no errors\n", docs, spans)
+			fmt.Fprintf(e.stdout, "OK: %s, no errors\n", summary)
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&corpusPath, "corpus", "", "corpus documents, JSONL (required)")
+	f.StringVar(&corpusPath, "corpus", "", "corpus documents, JSONL")
 	f.StringVar(&spansPath, "spans", "", "evidence spans, JSONL")
+	f.StringVar(&claimsPath, "claims", "", "atomic claims, JSONL")
+	f.StringVar(&goldPath, "gold", "", "gold labels {claim_id, label}, JSONL")
 	f.BoolVar(&asJSON, "json", false, "print a JSON report on stdout instead of text")
 	return cmd
 }
@@ -72,7 +107,26 @@ type jsonError struct {
 	Message string `json:"message"`
 }
 
-func writeValidateJSON(e *env, inputs []corpus.Input, docs, spans int, errs *jsonl.ErrorList) error {
+type validateSummary struct {
+	Documents int `json:"documents"`
+	Spans     int `json:"spans"`
+	Claims    int `json:"claims"`
+	Gold      int `json:"gold"`
+	Labelled  int `json:"labelled_claims"`
+}
+
+func (s validateSummary) String() string {
+	var parts []string
+	if s.Documents > 0 {
+		parts = append(parts, fmt.Sprintf("%d documents, %d spans", s.Documents, s.Spans))
+	}
+	if s.Claims > 0 {
+		parts = append(parts, fmt.Sprintf("%d claims (%d with a gold label)", s.Claims, s.Labelled))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeValidateJSON(e *env, inputs []corpus.Input, summary validateSummary, errs *jsonl.ErrorList) error {
 	list := make([]jsonError, 0, len(errs.Errors))
 	for i, pe := range errs.Errors {
 		if e.maxErrors > 0 && i >= e.maxErrors {
@@ -81,13 +135,12 @@ func writeValidateJSON(e *env, inputs []corpus.Input, docs, spans int, errs *jso
 		list = append(list, jsonError{File: pe.File, Line: pe.Line, Col: pe.Col, Field: pe.Field, Message: pe.Err.Error()})
 	}
 	rep := struct {
-		Valid      bool           `json:"valid"`
-		Inputs     []corpus.Input `json:"inputs"`
-		Documents  int            `json:"documents"`
-		Spans      int            `json:"spans"`
-		ErrorCount int            `json:"error_count"`
-		Errors     []jsonError    `json:"errors"`
-	}{errs.Total == 0, inputs, docs, spans, errs.Total, list}
+		Valid  bool           `json:"valid"`
+		Inputs []corpus.Input `json:"inputs"`
+		validateSummary
+		ErrorCount int         `json:"error_count"`
+		Errors     []jsonError `json:"errors"`
+	}{errs.Total == 0, inputs, summary, errs.Total, list}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)

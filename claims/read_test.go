@@ -1,0 +1,99 @@
+package claims
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claimaudit/claimaudit/jsonl"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func defectLines(t *testing.T, path string) map[int]bool {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	lines := map[int]bool{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if strings.Contains(sc.Text(), "defect") {
+			lines[n] = true
+		}
+	}
+	return lines
+}
+
+func TestLoadPlantedDefects(t *testing.T) {
+	cp, gp := filepath.Join("testdata", "defects", "claims.jsonl"), filepath.Join("testdata", "defects", "gold.jsonl")
+	_, err := Load(context.Background(), cp, gp)
+	var list *jsonl.ErrorList
+	require.ErrorAs(t, err, &list)
+	got := map[string]map[int]bool{cp: {}, gp: {}}
+	var text strings.Builder
+	for _, e := range list.Errors {
+		got[e.File][e.Line] = true
+		text.WriteString(e.Error() + "\n")
+	}
+	assert.Equal(t, defectLines(t, cp), got[cp], "claim lines reported must be exactly the planted ones")
+	assert.Equal(t, defectLines(t, gp), got[gp], "gold lines reported must be exactly the planted ones")
+	golden := filepath.Join("testdata", "defects", "want.txt")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(text.String()), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), text.String())
+}
+
+func TestLoadJoinsGold(t *testing.T) {
+	dir := t.TempDir()
+	cp, gp := filepath.Join(dir, "c.jsonl"), filepath.Join(dir, "g.jsonl")
+	require.NoError(t, os.WriteFile(cp, []byte(`{"id":"a","text":"A is B.","label":"SUPPORTS"}
+{"id":"b","text":"C is D."}
+{"id":"c","text":"E is F."}
+`), 0o644))
+	require.NoError(t, os.WriteFile(gp, []byte(`{"claim_id":"b","label":"NOT ENOUGH INFO"}
+{"claim_id":"a","label":"supported"}
+`), 0o644))
+	cs, err := Load(context.Background(), cp, gp)
+	require.NoError(t, err)
+	require.Len(t, cs, 3)
+	assert.Equal(t, Supported, cs[0].Label)
+	assert.Equal(t, Insufficient, cs[1].Label)
+	assert.Equal(t, Label(""), cs[2].Label, "no gold label stays unknown")
+}
+
+func TestParseLabel(t *testing.T) {
+	for in, want := range map[string]Label{
+		"supported": Supported, "SUPPORTS": Supported, "Supported": Supported,
+		"unsupported": Unsupported, "REFUTES": Unsupported,
+		"insufficient": Insufficient, "NOT ENOUGH INFO": Insufficient, "not  enough   info": Insufficient,
+	} {
+		got, ok := ParseLabel(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", "true", "SUPPORT", "maybe"} {
+		_, ok := ParseLabel(in)
+		assert.False(t, ok, in)
+	}
+}
+
+func TestScalarJSON(t *testing.T) {
+	var s Scalar
+	require.NoError(t, s.UnmarshalJSON([]byte(`"48.2 million"`)))
+	assert.Equal(t, Scalar{Str: "48.2 million"}, s)
+	require.NoError(t, s.UnmarshalJSON([]byte(`4.82e7`)))
+	assert.Equal(t, Scalar{Num: 4.82e7, IsNum: true}, s)
+	b, err := NumScalar(0.5).MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, "0.5", string(b))
+	assert.Error(t, s.UnmarshalJSON([]byte(`[1]`)))
+}
