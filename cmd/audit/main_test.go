@@ -54,6 +54,13 @@ func TestExitCodes(t *testing.T) {
 		{"missing file", []string{"validate", "--corpus", "does-not-exist.jsonl"}, exitInput},
 		{"invalid input", []string{"validate", "--corpus", "../../corpus/testdata/defects/corpus.jsonl"}, exitInput},
 		{"not an index", []string{"search", "--index", t.TempDir(), "q"}, exitInput},
+		{"numcheck verified", []string{"numcheck", "--policy", "abbr", "--claim", "1500", "--token", "1.5K"}, exitOK},
+		{"numcheck not verified", []string{"numcheck", "--policy", "exact", "--claim", "5.7", "--token", "5.8"}, exitGate},
+		{"numcheck unparseable is not verified", []string{"numcheck", "--policy", "exact", "--claim", "5.7", "--token", "?"}, exitGate},
+		{"numcheck unknown policy", []string{"numcheck", "--policy", "fuzzy", "--claim", "1", "--token", "1"}, exitInput},
+		{"valid claims and gold", []string{"validate", "--claims", "../../claims/testdata/extract/claims.golden.jsonl"}, exitOK},
+		{"invalid claims", []string{"validate", "--claims", "../../claims/testdata/defects/claims.jsonl"}, exitInput},
+		{"gold without claims", []string{"validate", "--gold", "x.jsonl"}, exitInput},
 		{"bad log level", []string{"validate", "--log-level", "loud", "--corpus", demo + "corpus.jsonl"}, exitInput},
 	}
 	for _, tt := range tests {
@@ -61,7 +68,7 @@ func TestExitCodes(t *testing.T) {
 			var out, errOut bytes.Buffer
 			got := run(context.Background(), tt.args, strings.NewReader(""), &out, &errOut)
 			assert.Equal(t, tt.want, got, "stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
-			if got != exitOK {
+			if got == exitInput || got == exitInternal {
 				assert.NotEmpty(t, errOut.String(), "a failure says why on stderr")
 			}
 		})

@@ -1,0 +1,183 @@
+package claims
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Pattern names of seed 001.
+const (
+	PatternPercentage = "percentage"
+	PatternCount      = "count"
+	PatternTime       = "time"
+	PatternMultiplier = "multiplier"
+	PatternMoney      = "money"
+	PatternTrustScore = "trust_score"
+	PatternRange      = "range"
+	PatternAverage    = "average"
+)
+
+// Mention is one numeric expression found in text.
+type Mention struct {
+	Quantity
+	Pattern    string
+	Start, End int // byte offsets in the text
+}
+
+const num = `\d[\d,]*(?:\.\d+)?`
+const scale = `(?:\s?(?:thousand|million|billion|trillion|bn|[KMBT])\b)?`
+
+// Patterns in priority order: where two overlap, the earlier wins.
+var patterns = []struct {
+	name string
+	re   *regexp.Regexp
+}{
+	{PatternTrustScore, regexp.MustCompile(`(?i)\b(?:trust\s+)?score:?\s*` + num + `\s?%`)},
+	{PatternAverage, regexp.MustCompile(`(?i)\baverage(?:\s+of)?\s+` + num + `(?:\s?(?:%|percent\b))?`)},
+	{PatternMoney, regexp.MustCompile(`[$€£]\s?` + num + scale + `(?:\s?(?:/|per\s)\s?[A-Za-z]+)?`)},
+	{PatternRange, regexp.MustCompile(`\b` + num + `\s?(?:-|–|—)\s?` + num + `(?:\s?(?:%|percent\b))?`)},
+	{PatternPercentage, regexp.MustCompile(`(?i)\b` + num + `\s?(?:%|percent\b|per cent\b)`)},
+	{PatternMultiplier, regexp.MustCompile(`\b\d+(?:\.\d+)?\s?[x×](?:\s|$|[.,;])`)},
+	{PatternTime, regexp.MustCompile(`(?i)\b` + num + `\s?(?:ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?)\b`)},
+	// Count: a number, an optional scale, and up to two intervening words
+	// that start with a letter before the counted noun (seed 001 rule 2).
+	{PatternCount, regexp.MustCompile(`\b` + num + scale + `(?:\s+[A-Za-z][A-Za-z'-]*){1,3}`)},
+}
+
+var (
+	reVersionTok = regexp.MustCompile(`(?i)\bv(?:ersion\s)?\d+(?:\.\d+)+`)
+	reBareNumber = regexp.MustCompile(`\b` + num + scale)
+	months       = map[string]bool{"january": true, "february": true, "march": true, "april": true, "may": true, "june": true,
+		"july": true, "august": true, "september": true, "october": true, "november": true, "december": true}
+)
+
+// FindNumbers returns the numeric mentions of text (seed 001's patterns,
+// then any other number), left to right. Versions ("v1.0") and years
+// ("in 2021") are not numeric claims and are left out.
+func FindNumbers(text string) []Mention {
+	taken := make([]bool, len(text)+1)
+	for _, loc := range reVersionTok.FindAllStringIndex(text, -1) {
+		mark(taken, loc)
+	}
+	var out []Mention
+	add := func(pattern string, loc []int, m string) {
+		for i := loc[0]; i < loc[1]; i++ {
+			if taken[i] {
+				return
+			}
+		}
+		q, ok := mention(pattern, m)
+		if !ok {
+			return
+		}
+		mark(taken, loc)
+		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: loc[0], End: loc[1]})
+	}
+	for _, p := range patterns {
+		for _, loc := range p.re.FindAllStringIndex(text, -1) {
+			m := strings.TrimRight(text[loc[0]:loc[1]], " .,;")
+			add(p.name, []int{loc[0], loc[0] + len(m)}, m)
+		}
+	}
+	for _, loc := range reBareNumber.FindAllStringIndex(text, -1) {
+		if isYear(text, loc) || nextToMonth(text, loc) {
+			continue
+		}
+		add("number", loc, text[loc[0]:loc[1]])
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+func mark(taken []bool, loc []int) {
+	for i := loc[0]; i < loc[1]; i++ {
+		taken[i] = true
+	}
+}
+
+// mention parses a pattern match into a quantity with the pattern's unit.
+func mention(pattern, m string) (Quantity, bool) {
+	switch pattern {
+	case PatternTrustScore, PatternAverage:
+		i := strings.IndexFunc(m, func(r rune) bool { return r >= '0' && r <= '9' })
+		q, err := ParseQuantity(m[i:])
+		if err != nil {
+			return q, false
+		}
+		q.Text = m
+		return q, true
+	case PatternMoney:
+		if k := strings.IndexAny(m, "/"); k > 0 {
+			m = strings.TrimSpace(m[:k])
+		} else if k := strings.Index(strings.ToLower(m), " per "); k > 0 {
+			m = m[:k]
+		}
+	case PatternCount:
+		return countMention(m)
+	}
+	q, err := ParseQuantity(m)
+	if err != nil {
+		return q, false
+	}
+	q.Text = m
+	return q, true
+}
+
+// countMention parses "48.2 million passengers" or "25 built-in rules": the
+// counted noun is the first plural word among the words after the number,
+// or else the first word.
+func countMention(m string) (Quantity, bool) {
+	loc := reBareNumber.FindStringIndex(m)
+	if loc == nil || loc[0] != 0 {
+		return Quantity{}, false
+	}
+	q, err := ParseQuantity(m[:loc[1]])
+	if err != nil || q.Kind == KindYear {
+		return q, false
+	}
+	words := strings.Fields(m[loc[1]:])
+	if len(words) == 0 || months[strings.ToLower(words[0])] {
+		return q, false
+	}
+	unit, n := strings.ToLower(words[0]), 1
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		if strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") && len(lw) > 2 {
+			unit, n = lw, i+1
+			break
+		}
+	}
+	if stopwords[unit] || unit == "of" || unit == "in" || unit == "to" || unit == "a" {
+		return q, false
+	}
+	q.Unit = unit
+	q.Text = strings.TrimSpace(m[:loc[1]] + " " + strings.Join(words[:n], " "))
+	return q, true
+}
+
+// isYear reports a bare four-digit number 1000–2999 without separators:
+// "in 2021", "2021 was": a year, which makes a temporal claim, not a
+// numeric one. ("2,021 passengers" is a count.)
+func isYear(text string, loc []int) bool {
+	s := text[loc[0]:loc[1]]
+	return len(s) == 4 && !strings.ContainsAny(s, ",.") && s[0] >= '1' && s[0] <= '2'
+}
+
+// nextToMonth reports a day number beside a month name: "4 May", "May 4".
+func nextToMonth(text string, loc []int) bool {
+	after := strings.Fields(text[loc[1]:])
+	before := strings.Fields(text[:loc[0]])
+	return (len(after) > 0 && months[strings.ToLower(strings.Trim(after[0], ",."))]) ||
+		(len(before) > 0 && months[strings.ToLower(strings.Trim(before[len(before)-1], ",."))])
+}
+
+// findNumeric returns the claim's main numeric mention: the first that is
+// not a year or version.
+func findNumeric(text string) (Quantity, bool) {
+	ms := FindNumbers(text)
+	if len(ms) == 0 {
+		return Quantity{}, false
+	}
+	return ms[0].Quantity, true
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/spf13/cobra"
+)
+
+func newExtractCmd(e *env) *cobra.Command {
+	var in, out string
+	var opts claims.ExtractOptions
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "extract --input outputs.jsonl --out claims.jsonl",
+		Short: "Extract atomic claims from model outputs (rule-based, deterministic)",
+		Long: `extract reads model outputs ({id, text, query?} JSONL) and writes their atomic claims
+as claims JSONL: sentences are segmented (abbreviations, decimals and list markers
+survive), non-factual sentences dropped (questions, imperatives, "I think" opinions,
+acknowledgements, meta-statements about the response), compound sentences split into
+atomic claims ("Paris is in France and Berlin is in Germany" gives two), duplicates
+removed. Each claim gets a stable id (output id + hash of its text), its type
+(numeric, temporal, definitional, policy, fact), importance (critical, material,
+minor), [cite:X] anchors as cite, and for numeric claims the quantity, unit and
+normalised value.
+
+Hedged claims ("may", "about 40%") and contextual ones ("for example") are skipped
+unless --include-hedged / --include-contextual keep them, marked in notes.
+
+The output file is written only when every input line is valid.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireFlags(cmd, "input", "out"); err != nil {
+				return err
+			}
+			stats, err := claims.ExtractFile(cmd.Context(), in, out, opts)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(e.stdout).Encode(stats)
+			}
+			fmt.Fprintf(e.stdout, "%d outputs, %d sentences → %d claims in %s\n", stats.Outputs, stats.Sentences, stats.Claims, out)
+			reasons := make([]string, 0, len(stats.Skipped))
+			for r := range stats.Skipped {
+				reasons = append(reasons, r)
+			}
+			sort.Strings(reasons)
+			for _, r := range reasons {
+				fmt.Fprintf(e.stdout, "  skipped %-16s %d\n", r, stats.Skipped[r])
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&in, "input", "", "model outputs, JSONL {id, text, query?} (required)")
+	f.StringVar(&out, "out", "", "claims file to write, JSONL (required)")
+	f.BoolVar(&opts.IncludeHedged, "include-hedged", false, "keep hedged claims (marked \"hedged: <word>\" in notes)")
+	f.BoolVar(&opts.IncludeContextual, "include-contextual", false, "keep contextual claims (marked \"contextual: <phrase>\" in notes)")
+	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
+	return cmd
+}
