@@ -59,7 +59,6 @@ var (
 	reApproxNum  = regexp.MustCompile(`(?i)\b(approximately|about|around|roughly|nearly|almost|up to|some|circa)\s+[$€£]?\d`)
 	reModalHedge = regexp.MustCompile(`(?i)\b(may|might|could|possibly|perhaps|probably|likely|unlikely|appears? to|seems? to|suggests?|reportedly|allegedly)\b`)
 	reContextual = regexp.MustCompile(`(?i)\b(in this example|for example|for instance|as an example|in this sample|sample data|a sample|hypothetically|suppose|imagine|let's say|in this scenario|e\.g\.)`)
-	reNumberAny  = regexp.MustCompile(`\d`)
 	reYear       = regexp.MustCompile(`\b(1[0-9]{3}|2[0-9]{3})\b`)
 	reMonth      = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december)\b`)
 	reTemporal   = regexp.MustCompile(`(?i)\b(since|until|before|after|ago|during|century|decade|annually|yearly|weekly|daily)\b`)
