@@ -5,5 +5,9 @@
 // rounded, abbr, tolerance, percent, range, ratio, year, auto) with seed 001's
 // fact matching.
 //
-// Not yet implemented: see the claims issue.
+// Numbers: ParseQuantity reads "5.7", "1.5K", "2 million", "12%", "85-95%",
+// "$29", "3x", "2021-07-01", "one third" and the like; Check applies a
+// policy and fails closed. Extraction: Extract and ExtractFile turn model
+// outputs into claims (see docs/format/claims.md). Matching: FactsFromText
+// and VerifyNumeric give seed 001's verified / mismatch / unverifiable.
 package claims

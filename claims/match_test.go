@@ -1,0 +1,71 @@
+package claims
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSimilarityByHand(t *testing.T) {
+	// Identical descriptions: Jaccard 1, so 0.5 + unit bonus 0.3 + value bonus 0.2.
+	f := Fact{Description: "Rail carried passengers", Value: 100, Unit: "passengers"}
+	j := Jaccard("Rail carried passengers", "Rail carried passengers")
+	assert.Equal(t, 1.0, j)
+	s, ok := Similarity("Rail carried passengers", 100, "passengers", f, 0.05)
+	require.True(t, ok)
+	assert.InDelta(t, 0.5+0.3+0.2, s, 1e-12)
+
+	s, ok = Similarity("Rail carried passengers", 120, "passengers", f, 0.05)
+	require.True(t, ok)
+	assert.InDelta(t, 0.8, s, 1e-12, "value bonus lost, the fact still matches")
+
+	_, ok = Similarity("Rail carried passengers", 100, "trains", f, 0.05)
+	assert.False(t, ok, "different units skip the fact")
+
+	// Jaccard of {alpha, beta, gamma} and {beta, gamma, delta} = 2/4.
+	assert.Equal(t, 0.5, Jaccard("alpha beta gamma", "beta gamma delta"))
+}
+
+func TestValuesMatch(t *testing.T) {
+	assert.True(t, ValuesMatch(105, 100, 0.05))
+	assert.False(t, ValuesMatch(105.1, 100, 0.05))
+	assert.True(t, ValuesMatch(95, 100, 0.05))
+	assert.True(t, ValuesMatch(0, 0, 0.05))
+	assert.False(t, ValuesMatch(0.1, 0, 0.05))
+}
+
+func TestVerifyNumeric(t *testing.T) {
+	facts := append(FactsFromText("span_001", "Meridian Rail carried 48.2 million passengers in 2023, up 6% from 2022."),
+		FactsFromText("span_002", "Punctuality reached 91.4% on regional lines. The company operated 412 trains.")...)
+	tests := []struct {
+		claim  string
+		status string
+		fact   string
+	}{
+		{"Meridian Rail carried 48.2 million passengers in 2023.", NumericVerified, "48.2 million passengers"},
+		{"Meridian Rail carried 48 million passengers in 2023.", NumericVerified, "48.2 million passengers"},
+		{"Meridian Rail carried 60 million passengers in 2023.", NumericMismatch, "48.2 million passengers"},
+		{"Punctuality reached 80% on regional lines.", NumericMismatch, "91.4%"},
+		{"The company operated 412 trains.", NumericVerified, "412 trains"},
+		{"The museum holds 3,000 paintings.", NumericUnverifiable, ""},
+		{"Meridian Rail is a railway.", NumericUnverifiable, ""},
+	}
+	for _, tt := range tests {
+		got := VerifyNumeric(tt.claim, facts, MatchOptions{})
+		assert.Equal(t, tt.status, got.Status, "%s: %s", tt.claim, got.Reason)
+		assert.Equal(t, "rel_tol=0.05", got.Policy)
+		if tt.fact != "" {
+			require.NotNil(t, got.Fact, tt.claim)
+			assert.Equal(t, tt.fact, got.Fact.Text, tt.claim)
+		}
+	}
+}
+
+func ExampleVerifyNumeric() {
+	facts := FactsFromText("span_013", "The Kestrel X2 drone weighs 1.2 kg and has a maximum flight time of 34 minutes.")
+	c := VerifyNumeric("The Kestrel X2 has a flight time of 40 minutes.", facts, MatchOptions{})
+	fmt.Println(c.Status, "-", c.Reason)
+	// Output: mismatch - 40 minutes differs from 34 minutes in span_013
+}
