@@ -1,0 +1,120 @@
+package metrics_test
+
+import (
+	"fmt"
+
+	"github.com/claimaudit/claimaudit/metrics"
+)
+
+// outcome builds an answered outcome whose logits favour pred.
+func outcome(gold, pred metrics.Class) metrics.Outcome {
+	o := metrics.Outcome{Gold: gold, Predicted: pred, Scored: true, LatencyMS: -1}
+	o.Logits[pred] = 2
+	return o
+}
+
+func abstained(gold metrics.Class) metrics.Outcome {
+	return metrics.Outcome{Gold: gold, Abstained: true, LatencyMS: -1}
+}
+
+// Ten claims: 3 supported claims accepted, 1 contradicted and 1 unsupported
+// claim wrongly accepted, 2 contradicted claims caught, 1 contradicted claim
+// called insufficient, and 2 abstentions.
+func ExampleCount() {
+	S, U, I := metrics.Supported, metrics.Unsupported, metrics.Insufficient
+	outs := []metrics.Outcome{
+		outcome(S, S), outcome(S, S), outcome(S, S),
+		outcome(U, S), outcome(I, S),
+		outcome(U, U), outcome(U, U), outcome(U, I),
+		abstained(I), abstained(S),
+	}
+	c := metrics.Count(outs)
+	fmt.Printf("coverage %.2f, abstain rate %.2f\n", c.Coverage(), c.AbstainRate())
+	// Tier 1: predicted supported while gold is U or I: 2 claims.
+	fmt.Printf("tier-1 FA %.3f of answered, %.3f of all\n", c.Tier1FAConditional(), c.Tier1FAUnconditional())
+	// Tier 2: predicted S or I while gold is U: U→S and U→I, 2 claims.
+	fmt.Printf("tier-2 FA %.3f of answered, %.3f of all\n", c.Tier2FAConditional(), c.Tier2FAUnconditional())
+	fmt.Printf("accuracy %.3f (5 of 8)\n", c.Accuracy())
+	p, r, f := c.PerClass(S)
+	fmt.Printf("supported: precision %.3f recall %.3f f1 %.3f\n", p, r, f)
+	p, r, f = c.PerClass(U)
+	fmt.Printf("unsupported: precision %.3f recall %.3f f1 %.3f\n", p, r, f)
+	fmt.Printf("macro-F1 %.4f = (0.75 + 0.6667 + 0) / 3\n", c.MacroF1())
+	// Output:
+	// coverage 0.80, abstain rate 0.20
+	// tier-1 FA 0.250 of answered, 0.200 of all
+	// tier-2 FA 0.250 of answered, 0.200 of all
+	// accuracy 0.625 (5 of 8)
+	// supported: precision 0.600 recall 1.000 f1 0.750
+	// unsupported: precision 1.000 recall 0.500 f1 0.667
+	// macro-F1 0.4722 = (0.75 + 0.6667 + 0) / 3
+}
+
+// Five decisions in three bins of ten: (0.9,1] holds 0.95 right and 0.95
+// wrong (|0.5 − 0.95| × 2/5 = 0.18); (0.6,0.7] holds two right at 0.65
+// (0.35 × 2/5 = 0.14); (0.3,0.4] one wrong at 0.35 (0.35 × 1/5 = 0.07).
+func ExampleTopLabelECE() {
+	conf := []float64{0.95, 0.95, 0.65, 0.65, 0.35}
+	correct := []bool{true, false, true, true, false}
+	fmt.Printf("ECE %.2f\n", metrics.TopLabelECE(conf, correct, 10))
+	// Output: ECE 0.39
+}
+
+// Confidences 0.9 (right), 0.8 (wrong), 0.8 (right), 0.6 (wrong): the two
+// 0.8s enter together. Risks 0, 1/3, 1/2 at coverages 1/4, 3/4, 1, so
+// AURC = 1/4·0 + 2/4·1/3 + 1/4·1/2 = 0.2917; the oracle puts both right
+// answers first: (1/3 + 2/4)/4 = 0.2083.
+func ExampleAURC() {
+	pts := metrics.RiskCoverageOf([]float64{0.9, 0.8, 0.8, 0.6}, []bool{true, false, true, false})
+	for _, p := range pts {
+		fmt.Printf("threshold %.1f coverage %.2f risk %.3f\n", p.Threshold, p.Coverage, p.Risk)
+	}
+	aurc := metrics.AURC(pts, 4)
+	fmt.Printf("AURC %.4f, E-AURC %.4f\n", aurc, aurc-metrics.OracleAURC(4, 2))
+	// Output:
+	// threshold 0.9 coverage 0.25 risk 0.000
+	// threshold 0.8 coverage 0.75 risk 0.333
+	// threshold 0.6 coverage 1.00 risk 0.500
+	// AURC 0.2917, E-AURC 0.0833
+}
+
+// Logits (2, 0, 0) give p = e²/(e²+2) = 0.787 for supported; at T = 2 the
+// distribution flattens to e/(e+2) = 0.576.
+func ExampleSoftmax() {
+	p := metrics.Softmax([3]float64{2, 0, 0}, 1)
+	q := metrics.Softmax([3]float64{2, 0, 0}, 2)
+	fmt.Printf("%.3f %.3f\n", p[0], q[0])
+	// Output: 0.787 0.576
+}
+
+// Seed 002: supported above 0.8 is supported, at or below it weak;
+// unsupported is contradicted; insufficient or no decision is not found.
+func ExampleVerdictOf() {
+	strong := metrics.Outcome{Predicted: metrics.Supported, Scored: true, Logits: [3]float64{3, 0, 0}} // p = 0.91
+	weak := metrics.Outcome{Predicted: metrics.Supported, Scored: true, Logits: [3]float64{2, 0, 0}}   // p = 0.79
+	fmt.Println(metrics.VerdictOf(strong, 1), metrics.VerdictOf(weak, 1),
+		metrics.VerdictOf(metrics.Outcome{Predicted: metrics.Unsupported, Scored: true}, 1),
+		metrics.VerdictOf(metrics.Outcome{Abstained: true}, 1))
+	// Output: supported weak contradicted not_found
+}
+
+// Evidence coverage counts non-minor claims judged supported or weak;
+// the unsupported rate counts non-minor claims not found.
+func ExampleQualityGates() {
+	mk := func(imp string, pred metrics.Class, abst bool) metrics.Outcome {
+		o := outcome(metrics.Unknown, pred)
+		o.Importance, o.Abstained = imp, abst
+		return o
+	}
+	outs := []metrics.Outcome{
+		mk("critical", metrics.Supported, false),
+		mk("material", metrics.Supported, false),
+		mk("material", metrics.Insufficient, false),
+		mk("critical", 0, true),
+		mk("minor", 0, true),
+	}
+	g := metrics.QualityGates(outs, 1)
+	fmt.Printf("evidence coverage %.2f, unsupported rate %.2f, critical unsupported %d, pass %v\n",
+		g.EvidenceCoverage, g.UnsupportedRate, g.CriticalUnsupported, g.Pass)
+	// Output: evidence coverage 0.50, unsupported rate 0.50, critical unsupported 1, pass false
+}

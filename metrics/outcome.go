@@ -1,0 +1,120 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Class is a label index: the order of the three logits everywhere.
+type Class int8
+
+// The three classes, and Unknown for a missing gold label.
+const (
+	Supported    Class = 0
+	Unsupported  Class = 1
+	Insufficient Class = 2
+	Unknown      Class = -1
+)
+
+// ClassNames are the label names in class order.
+var ClassNames = [3]string{"supported", "unsupported", "insufficient"}
+
+func (c Class) String() string {
+	if c >= 0 && c < 3 {
+		return ClassNames[c]
+	}
+	return "unknown"
+}
+
+// Outcome is what metrics need of one claim's record.
+type Outcome struct {
+	Gold Class // Unknown when the claim has no gold label
+	// Abstained: no decision (empty or weak retrieval, low confidence, or an
+	// adjudication error). Predicted is ignored then.
+	Abstained bool
+	Predicted Class
+	// Scored says Logits hold the verifier's three raw logits (supported,
+	// unsupported, insufficient); an abstention for empty retrieval or an
+	// error has none.
+	Scored     bool
+	Logits     [3]float64
+	Type       string
+	Source     string
+	Importance string
+	LatencyMS  float64 // < 0 when not measured
+}
+
+// ErrNaN is returned for outcomes whose logits or latency are NaN or Inf.
+var ErrNaN = errors.New("NaN or Inf in outcomes")
+
+// Check reports the first outcome that metrics cannot use.
+func Check(outs []Outcome) error {
+	for i, o := range outs {
+		if o.Scored {
+			for _, z := range o.Logits {
+				if math.IsNaN(z) || math.IsInf(z, 0) {
+					return fmt.Errorf("outcome %d: logits %v: %w", i, o.Logits, ErrNaN)
+				}
+			}
+		}
+		if math.IsNaN(o.LatencyMS) || math.IsInf(o.LatencyMS, 0) {
+			return fmt.Errorf("outcome %d: latency %v: %w", i, o.LatencyMS, ErrNaN)
+		}
+		if o.Gold < Unknown || o.Gold > Insufficient || (!o.Abstained && (o.Predicted < 0 || o.Predicted > Insufficient)) {
+			return fmt.Errorf("outcome %d: gold %d or predicted %d out of range", i, o.Gold, o.Predicted)
+		}
+		if !o.Abstained && !o.Scored {
+			return fmt.Errorf("outcome %d: answered without logits", i)
+		}
+	}
+	return nil
+}
+
+// Softmax returns softmax(z / t), computed stably.
+func Softmax(z [3]float64, t float64) [3]float64 {
+	m := math.Max(z[0], math.Max(z[1], z[2])) / t
+	var p [3]float64
+	sum := 0.0
+	for k := range z {
+		p[k] = math.Exp(z[k]/t - m)
+		sum += p[k]
+	}
+	for k := range p {
+		p[k] /= sum
+	}
+	return p
+}
+
+// logSoftmax returns log softmax(z / t)[k].
+func logSoftmax(z [3]float64, t float64, k int) float64 {
+	m := math.Max(z[0], math.Max(z[1], z[2])) / t
+	sum := 0.0
+	for j := range z {
+		sum += math.Exp(z[j]/t - m)
+	}
+	return z[k]/t - m - math.Log(sum)
+}
+
+// Argmax is the predicted class of probabilities or logits; ties go to the
+// lower class index.
+func Argmax(p [3]float64) Class {
+	best := 0
+	for k := 1; k < 3; k++ {
+		if p[k] > p[best] {
+			best = k
+		}
+	}
+	return Class(best)
+}
+
+// labelled are the outcomes with a gold label and logits, answered or not.
+func labelledScored(outs []Outcome) []Outcome {
+	var l []Outcome
+	for _, o := range outs {
+		if o.Gold != Unknown && o.Scored {
+			l = append(l, o)
+		}
+	}
+	return l
+}

@@ -1,0 +1,238 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// synthetic draws n labelled outcomes whose true class probabilities are
+// softmax(z*) and whose reported logits are scale·z*: a verifier
+// over-confident by a factor scale, so the calibrating temperature is scale.
+func synthetic(n int, scale float64, seed uint64) []Outcome {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	outs := make([]Outcome, n)
+	types := []string{"numeric", "fact", "temporal"}
+	for i := range outs {
+		var z [3]float64
+		for k := range z {
+			z[k] = rng.NormFloat64() * 1.5
+		}
+		p := Softmax(z, 1)
+		u, gold := rng.Float64(), Class(2)
+		if u < p[0] {
+			gold = 0
+		} else if u < p[0]+p[1] {
+			gold = 1
+		}
+		var logits [3]float64
+		for k := range z {
+			logits[k] = scale * z[k]
+		}
+		o := Outcome{Gold: gold, Scored: true, Logits: logits, Predicted: Argmax(logits), Type: types[i%3], LatencyMS: float64(i % 50)}
+		if rng.Float64() < 0.1 {
+			o.Abstained = true
+		}
+		outs[i] = o
+	}
+	return outs
+}
+
+func TestFitTemperatureRecoversKnownT(t *testing.T) {
+	outs := synthetic(50000, 2.5, 7)
+	got := FitTemperature(outs)
+	assert.InEpsilon(t, 2.5, got, 0.02, "fitted T %v", got)
+	assert.InEpsilon(t, 1.0, FitTemperature(synthetic(50000, 1, 8)), 0.02)
+	assert.InEpsilon(t, 0.5, FitTemperature(synthetic(50000, 0.5, 9)), 0.02)
+}
+
+func TestFitTemperatureStaysInBounds(t *testing.T) {
+	// Always right with huge margins: the NLL keeps falling as T shrinks.
+	outs := []Outcome{{Gold: 0, Scored: true, Logits: [3]float64{50, 0, 0}}, {Gold: 1, Scored: true, Logits: [3]float64{0, 50, 0}}}
+	assert.Equal(t, MinTemperature, FitTemperature(outs))
+	// Always wrong: the NLL keeps falling as T grows.
+	outs = []Outcome{{Gold: 1, Scored: true, Logits: [3]float64{5, 0, 0}}, {Gold: 0, Scored: true, Logits: [3]float64{0, 5, 0}}}
+	assert.Equal(t, MaxTemperature, FitTemperature(outs))
+	assert.Equal(t, 1.0, FitTemperature(nil))
+}
+
+func TestCalibrateAppliesAndMeasuresOutOfSample(t *testing.T) {
+	outs := synthetic(20000, 2.5, 11)
+	res := Calibrate(outs, CalibrateOptions{Seed: 3})
+	require.True(t, res.Applied, "raw ECE %v", res.Before.ECE10)
+	assert.Greater(t, res.Before.ECE10, 0.10)
+	assert.InEpsilon(t, 2.5, res.Temperature, 0.03)
+	assert.Less(t, res.After.ECE10, 0.03, "cross-fitted ECE after scaling")
+	assert.Less(t, res.After.NLL, res.Before.NLL)
+	assert.Equal(t, len(labelledScored(outs)), res.HeldOut)
+	// Empty bins hold NaN, which DeepEqual never equates: compare printed forms.
+	assert.Equal(t, fmt.Sprintf("%v", res), fmt.Sprintf("%v", Calibrate(outs, CalibrateOptions{Seed: 3})), "deterministic")
+
+	calibrated := synthetic(20000, 1, 12)
+	res = Calibrate(calibrated, CalibrateOptions{})
+	assert.False(t, res.Applied, "a calibrated verifier (ECE %v) is left alone", res.Before.ECE10)
+	assert.Equal(t, 1.0, res.Temperature)
+
+	split := make([]bool, len(outs))
+	for i := range split {
+		split[i] = i%2 == 0
+	}
+	res = Calibrate(outs, CalibrateOptions{Split: split})
+	assert.True(t, res.Applied)
+	assert.Less(t, res.After.ECE10, 0.03)
+	assert.Equal(t, len(labelledScored(outs))/2, res.HeldOut, "after is measured on the other half only")
+}
+
+func TestECEInUnitInterval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.IntN(50)
+		conf := make([]float64, n)
+		correct := make([]bool, n)
+		for i := range conf {
+			conf[i] = rng.Float64()
+			if rng.IntN(4) == 0 {
+				conf[i] = float64(rng.IntN(2)) // exactly 0 or 1
+			}
+			correct[i] = rng.IntN(2) == 0
+		}
+		for _, bins := range []int{1, 10, 15} {
+			e := TopLabelECE(conf, correct, bins)
+			require.True(t, e >= 0 && e <= 1, "ECE %v", e)
+		}
+	}
+}
+
+func TestEdgeConfidencesBinned(t *testing.T) {
+	s := fromConfidences([]float64{0, 1, 0.1, 0.3, 0.7, 0.30000000000000004}, []bool{true, true, true, true, true, true})
+	bins := ReliabilityWidth(s, 10)
+	require.Len(t, bins, 10, "1.0 never spills into an eleventh bin")
+	assert.Equal(t, 2, bins[0].Count, "0 and 0.1 are in (0, 0.1] with 0 included")
+	assert.Equal(t, 1, bins[9].Count, "1.0 is in (0.9, 1]")
+	assert.Equal(t, 1, bins[2].Count, "0.3 is in (0.2, 0.3], not (0.3, 0.4]")
+	assert.Equal(t, 1, bins[3].Count, "a hair above 0.3 is in (0.3, 0.4]")
+	assert.Equal(t, 1, bins[6].Count, "0.7 is in (0.6, 0.7]")
+	mass := ReliabilityMass(s, 10)
+	total := 0
+	for _, b := range mass {
+		total += b.Count
+	}
+	assert.Equal(t, len(s), total)
+}
+
+func TestFAIdentities(t *testing.T) {
+	for seed := uint64(0); seed < 50; seed++ {
+		outs := synthetic(300, 1+float64(seed%4), seed)
+		c := Count(outs)
+		assert.LessOrEqual(t, c.Tier1FA(), c.PredictedTotal[Supported])
+		assert.LessOrEqual(t, c.Tier2FA(), c.GoldTotal[Unsupported])
+		assert.LessOrEqual(t, c.Tier1FAUnconditional(), c.Tier1FAConditional())
+		assert.LessOrEqual(t, c.Tier2FAUnconditional(), c.Tier2FAConditional())
+		assert.Equal(t, c.N, c.Answered+c.Abstained)
+		assert.InDelta(t, 1, c.Coverage()+c.AbstainRate(), 1e-12)
+		assert.InDelta(t, 1, c.Accuracy()+c.SelectiveRisk(), 1e-12)
+		sum := 0
+		for g := 0; g < 3; g++ {
+			for p := 0; p < 3; p++ {
+				sum += c.Confusion[g][p]
+			}
+		}
+		assert.Equal(t, c.AnsweredLabelled, sum)
+	}
+}
+
+func TestEmptyAndSingleClassAreDefined(t *testing.T) {
+	m, err := Headline(nil, 1)
+	require.NoError(t, err)
+	for _, x := range m {
+		if x.Name == "latency_p50_ms" || x.Name == "latency_p99_ms" {
+			assert.True(t, math.IsNaN(x.Value), x.Name)
+			continue
+		}
+		assert.False(t, math.IsNaN(x.Value) || math.IsInf(x.Value, 0), "%s = %v", x.Name, x.Value)
+	}
+	one := []Outcome{{Gold: Supported, Predicted: Supported, Scored: true, Logits: [3]float64{1, 0, 0}, LatencyMS: 3}}
+	m, err = Headline(one, 1)
+	require.NoError(t, err)
+	v := map[string]float64{}
+	for _, x := range m {
+		v[x.Name] = x.Value
+		assert.False(t, math.IsNaN(x.Value), "%s", x.Name)
+	}
+	assert.Equal(t, 1.0, v["accuracy"])
+	assert.InDelta(t, 1.0/3, v["macro_f1"], 1e-12, "absent classes score 0, as scikit-learn's zero_division=0")
+	assert.Equal(t, 3.0, v["latency_p99_ms"])
+}
+
+func TestNaNIsAnError(t *testing.T) {
+	_, err := Headline([]Outcome{{Gold: 0, Scored: true, Logits: [3]float64{math.NaN(), 0, 0}}}, 1)
+	assert.ErrorIs(t, err, ErrNaN)
+	_, err = Bootstrap([]Outcome{{Gold: 0, Scored: true, Logits: [3]float64{0, math.Inf(1), 0}}}, 1, BootstrapOptions{})
+	assert.ErrorIs(t, err, ErrNaN)
+}
+
+func TestHeadlineNamesAreComplete(t *testing.T) {
+	m, err := Headline(synthetic(100, 1, 1), 1)
+	require.NoError(t, err)
+	require.Len(t, m, len(Names))
+	for i, x := range m {
+		assert.Equal(t, Names[i], x.Name)
+	}
+}
+
+func TestBootstrapDeterministicAcrossWorkers(t *testing.T) {
+	outs := synthetic(5000, 2, 21)
+	a, err := Bootstrap(outs, 1, BootstrapOptions{Resamples: 200, Seed: 5, Workers: 1})
+	require.NoError(t, err)
+	b, err := Bootstrap(outs, 1, BootstrapOptions{Resamples: 200, Seed: 5, Workers: 4})
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+	c, err := Bootstrap(outs, 1, BootstrapOptions{Resamples: 200, Seed: 6, Workers: 2})
+	require.NoError(t, err)
+	assert.NotEqual(t, a, c, "another seed, other intervals")
+
+	m, err := Headline(outs, 1)
+	require.NoError(t, err)
+	point := map[string]float64{}
+	for _, x := range m {
+		point[x.Name] = x.Value
+	}
+	for _, name := range BootstrapMetrics {
+		iv := a[name]
+		assert.LessOrEqual(t, iv.Low, iv.High, name)
+		assert.True(t, iv.Low <= point[name]+0.01 && point[name]-0.01 <= iv.High, "%s: %v outside [%v, %v]", name, point[name], iv.Low, iv.High)
+		assert.Less(t, iv.High-iv.Low, 0.2, "%s: a 5,000-claim interval is narrow", name)
+	}
+}
+
+func TestSlices(t *testing.T) {
+	outs := []Outcome{{Type: "numeric", Source: "b", Importance: "critical"}, {Type: "fact", Source: "a"}, {Type: "numeric"}}
+	var names []string
+	for _, s := range Slices(outs) {
+		names = append(names, s.Name)
+	}
+	assert.Equal(t, []string{"all", "type=fact", "type=numeric", "source=a", "source=b", "importance=critical"}, names)
+	assert.Equal(t, []int{0, 2}, Slices(outs)[2].Indexes)
+}
+
+func TestSweeps(t *testing.T) {
+	outs := synthetic(2000, 2.5, 4)
+	ts := SweepTemperature(outs, DefaultTemperatureGrid())
+	require.NotEmpty(t, ts)
+	best := ts[0]
+	for _, p := range ts {
+		if p.NLL < best.NLL {
+			best = p
+		}
+	}
+	assert.InEpsilon(t, 2.5, best.Temperature, 0.2, "the NLL minimum of the grid is near the true T")
+	th := SweepAbstain(outs, 1, DefaultThresholdGrid())
+	for i := 1; i < len(th); i++ {
+		assert.LessOrEqual(t, th[i].Coverage, th[i-1].Coverage, "coverage falls as the threshold rises")
+	}
+	assert.InDelta(t, Count(outs).Coverage(), th[0].Coverage, 1e-12)
+}

@@ -1,0 +1,73 @@
+package metrics
+
+import "sort"
+
+// RCPoint is one point of the risk–coverage curve: accepting every answered
+// labelled claim with confidence >= Threshold gives Coverage (share of
+// them accepted) and Risk (errors ÷ accepted).
+type RCPoint struct {
+	Threshold float64
+	Coverage  float64
+	Risk      float64
+}
+
+// RiskCoverage sorts answered, labelled claims by confidence (highest
+// first); claims with equal confidence enter together, so the curve has one
+// point per distinct confidence.
+func RiskCoverage(outs []Outcome, t float64) []RCPoint {
+	s := answeredScored(outs, t)
+	return riskCoverage(s)
+}
+
+func riskCoverage(s []scored) []RCPoint {
+	sort.SliceStable(s, func(a, b int) bool { return s[a].conf > s[b].conf })
+	var pts []RCPoint
+	errs := 0
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j].conf == s[i].conf {
+			if !s[j].correct {
+				errs++
+			}
+			j++
+		}
+		pts = append(pts, RCPoint{Threshold: s[i].conf, Coverage: float64(j) / float64(len(s)), Risk: float64(errs) / float64(j)})
+		i = j
+	}
+	return pts
+}
+
+// AURC is the area under the risk–coverage curve: the mean over claims of
+// the risk at the point where each claim enters (claims tied in confidence
+// share their group's risk).
+func AURC(pts []RCPoint, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	sum, prev := 0.0, 0.0
+	for _, p := range pts {
+		sum += (p.Coverage - prev) * p.Risk
+		prev = p.Coverage
+	}
+	return sum
+}
+
+// OracleAURC is the AURC of the best possible ordering of n claims with e
+// errors: every correct claim first.
+func OracleAURC(n, e int) float64 {
+	if n == 0 {
+		return 0
+	}
+	sum := 0.0
+	c := n - e
+	for i := c + 1; i <= n; i++ {
+		sum += float64(i-c) / float64(i)
+	}
+	return sum / float64(n)
+}
+
+// RiskCoverageOf is the risk–coverage curve of confidences against
+// correctness, for callers that have no logits.
+func RiskCoverageOf(conf []float64, correct []bool) []RCPoint {
+	return riskCoverage(fromConfidences(conf, correct))
+}
