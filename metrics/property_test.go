@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -235,4 +236,14 @@ func TestSweeps(t *testing.T) {
 		assert.LessOrEqual(t, th[i].Coverage, th[i-1].Coverage, "coverage falls as the threshold rises")
 	}
 	assert.InDelta(t, Count(outs).Coverage(), th[0].Coverage, 1e-12)
+}
+
+func TestFitTemperatureIndependentOfWorkers(t *testing.T) {
+	outs := synthetic(30000, 1.7, 31)
+	prev := runtime.GOMAXPROCS(1)
+	one := FitTemperature(outs)
+	runtime.GOMAXPROCS(4)
+	four := FitTemperature(outs)
+	runtime.GOMAXPROCS(prev)
+	assert.Equal(t, one, four, "bit-identical with 1 and 4 workers")
 }

@@ -31,8 +31,8 @@ func Headline(outs []Outcome, t float64) ([]Metric, error) {
 		return nil, err
 	}
 	c := Count(outs)
-	cal := Calibration(outs, t)
 	s := answeredScored(outs, t)
+	cal := calibrationOf(s, t)
 	rc := riskCoverage(s)
 	errs := 0
 	for _, x := range s {

@@ -1,6 +1,9 @@
 package metrics
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // RCPoint is one point of the risk–coverage curve: accepting every answered
 // labelled claim with confidence >= Threshold gives Coverage (share of
@@ -19,8 +22,10 @@ func RiskCoverage(outs []Outcome, t float64) []RCPoint {
 	return riskCoverage(s)
 }
 
+// riskCoverage sorts s by confidence, highest first (order within a tie
+// does not matter: ties enter together).
 func riskCoverage(s []scored) []RCPoint {
-	sort.SliceStable(s, func(a, b int) bool { return s[a].conf > s[b].conf })
+	slices.SortFunc(s, func(a, b scored) int { return cmp.Compare(b.conf, a.conf) })
 	var pts []RCPoint
 	errs := 0
 	for i := 0; i < len(s); {

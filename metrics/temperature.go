@@ -3,6 +3,8 @@ package metrics
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 )
 
 // Temperature bounds: T is searched in [MinTemperature, MaxTemperature], so
@@ -25,14 +27,51 @@ func FitTemperature(outs []Outcome) float64 {
 	if len(l) == 0 {
 		return 1
 	}
+	// Per outcome keep the two non-maximal logits relative to the maximum
+	// (da, db <= 0) and the gold logit relative to it (dy): then
+	// E_p[z] − z_gold = (ea·da + eb·db)/(1 + ea + eb) − dy with ea = e^{β·da},
+	// two exponentials per outcome and step.
+	type diffs struct{ da, db, dy float64 }
+	d := make([]diffs, len(l))
+	for i, o := range l {
+		m := Argmax(o.Logits)
+		a, b := (m+1)%3, (m+2)%3
+		zm := o.Logits[m]
+		d[i] = diffs{o.Logits[a] - zm, o.Logits[b] - zm, o.Logits[o.Gold] - zm}
+	}
+	// The sum is split into a fixed number of chunks added in order, so the
+	// result is the same whatever the number of workers.
+	const chunks = 16
+	workers := min(runtime.GOMAXPROCS(0), chunks)
 	grad := func(beta float64) float64 {
-		g := 0.0
-		for _, o := range l {
-			p := Softmax(o.Logits, 1/beta)
-			ez := p[0]*o.Logits[0] + p[1]*o.Logits[1] + p[2]*o.Logits[2]
-			g += ez - o.Logits[o.Gold]
+		partial := make([]float64, chunks)
+		var wg sync.WaitGroup
+		next := make(chan int, chunks)
+		for c := 0; c < chunks; c++ {
+			next <- c
 		}
-		return g / float64(len(l))
+		close(next)
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for c := range next {
+					lo, hi := c*len(d)/chunks, (c+1)*len(d)/chunks
+					g := 0.0
+					for _, x := range d[lo:hi] {
+						ea, eb := math.Exp(beta*x.da), math.Exp(beta*x.db)
+						g += (ea*x.da+eb*x.db)/(1+ea+eb) - x.dy
+					}
+					partial[c] = g
+				}
+			}()
+		}
+		wg.Wait()
+		g := 0.0
+		for _, p := range partial {
+			g += p
+		}
+		return g / float64(len(d))
 	}
 	lo, hi := math.Log(1/MaxTemperature), math.Log(1/MinTemperature)
 	if grad(math.Exp(lo)) >= 0 {
@@ -41,7 +80,7 @@ func FitTemperature(outs []Outcome) float64 {
 	if grad(math.Exp(hi)) <= 0 {
 		return MinTemperature
 	}
-	for i := 0; i < 60; i++ {
+	for i := 0; i < 40; i++ {
 		mid := (lo + hi) / 2
 		if grad(math.Exp(mid)) < 0 {
 			lo = mid
