@@ -2,7 +2,6 @@ package metrics
 
 import "testing"
 
-
 func benchOutcomes(b *testing.B) []Outcome {
 	b.Helper()
 	outs := synthetic(1_000_000, 2.5, 99)
