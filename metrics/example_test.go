@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/claimaudit/claimaudit/metrics"
 )
@@ -117,4 +118,62 @@ func ExampleQualityGates() {
 	fmt.Printf("evidence coverage %.2f, unsupported rate %.2f, critical unsupported %d, pass %v\n",
 		g.EvidenceCoverage, g.UnsupportedRate, g.CriticalUnsupported, g.Pass)
 	// Output: evidence coverage 0.50, unsupported rate 0.50, critical unsupported 1, pass false
+}
+
+// Two answered claims: supported predicted supported with logits (ln 4, 0, 0)
+// → p = (2/3, 1/6, 1/6), and insufficient predicted supported with the same
+// logits. NLL = (−ln 2/3 − ln 1/6)/2 = (0.405 + 1.792)/2 = 1.099.
+// Brier = ((1/3)² + 2(1/6)² + (2/3)² + (1/6)² + (5/6)²)/2 = (1/6 + 7/6)/2 = 0.667.
+// Both sit in the (0.6, 0.7] bin with accuracy 1/2 at confidence 2/3, so
+// ECE = MCE = 1/6 = 0.167. Equal-mass bins put each claim in a bin of its
+// own: |1 − 2/3|/2 + |0 − 2/3|/2 = 0.5.
+func ExampleCalibration() {
+	z := [3]float64{math.Log(4), 0, 0}
+	outs := []metrics.Outcome{
+		{Gold: metrics.Supported, Predicted: metrics.Supported, Scored: true, Logits: z},
+		{Gold: metrics.Insufficient, Predicted: metrics.Supported, Scored: true, Logits: z},
+	}
+	r := metrics.Calibration(outs, 1)
+	fmt.Printf("NLL %.3f Brier %.3f ECE %.3f MCE %.3f equal-mass ECE %.3f\n", r.NLL, r.Brier, r.ECE10, r.MCE, r.ECEEqualMass)
+	// Classwise: for supported, p = 2/3 twice with one hit: |1/2 − 2/3| = 1/6;
+	// unsupported, 1/6 twice, no hit: 1/6; insufficient, 1/6 twice, one hit:
+	// |1/2 − 1/6| = 1/3. Mean (1/6 + 1/6 + 1/3)/3 = 0.222.
+	fmt.Printf("classwise ECE %.3f\n", r.ClasswiseECE)
+	// Output:
+	// NLL 1.099 Brier 0.667 ECE 0.167 MCE 0.167 equal-mass ECE 0.500
+	// classwise ECE 0.222
+}
+
+// Seed 004's rates: of 4 claims, 2 predicted supported → pass rate 0.5;
+// one of the 2 gold-unsupported claims was accepted (false-positive rate
+// 0.5, the other abstained), the one gold-supported claim was called
+// unsupported (false-negative rate 1).
+func ExampleCounts_PassRate() {
+	S, U := metrics.Supported, metrics.Unsupported
+	outs := []metrics.Outcome{outcome(U, S), abstained(U), outcome(S, U), outcome(metrics.Insufficient, S)}
+	c := metrics.Count(outs)
+	fmt.Printf("pass %.2f FPR %.2f FNR %.2f\n", c.PassRate(), c.FalsePositiveRate(), c.FalseNegativeRate())
+	// Output: pass 0.50 FPR 0.50 FNR 1.00
+}
+
+// Seed 004's calibration bound: among supported predictions with p >= 0.8,
+// accuracy must reach 0.75. Here 2 of 3 are right (0.667), so it fails.
+func ExampleCalibrationBounds() {
+	strong := [3]float64{3, 0, 0} // p = 0.91
+	outs := []metrics.Outcome{
+		{Gold: metrics.Supported, Predicted: metrics.Supported, Scored: true, Logits: strong},
+		{Gold: metrics.Supported, Predicted: metrics.Supported, Scored: true, Logits: strong},
+		{Gold: metrics.Unsupported, Predicted: metrics.Supported, Scored: true, Logits: strong},
+	}
+	b := metrics.CalibrationBounds(outs, 1)
+	fmt.Printf("supported n=%d accuracy %.3f pass %v\n", b.SupportedN, b.SupportedAccuracy, b.CalibrationPass)
+	// Output: supported n=3 accuracy 0.667 pass false
+}
+
+// Latency percentiles interpolate between order statistics: the median of
+// 10, 20, 30, 40 is 25; p99 is 30 + 0.97·10 = 39.7.
+func ExamplePercentile() {
+	lat := []float64{40, 10, 30, 20}
+	fmt.Printf("%.1f %.1f\n", metrics.Percentile(lat, 0.5), metrics.Percentile(lat, 0.99))
+	// Output: 25.0 39.7
 }

@@ -247,3 +247,17 @@ func TestFitTemperatureIndependentOfWorkers(t *testing.T) {
 	runtime.GOMAXPROCS(prev)
 	assert.Equal(t, one, four, "bit-identical with 1 and 4 workers")
 }
+
+func TestBySlice(t *testing.T) {
+	outs := synthetic(600, 1, 3)
+	tab, err := BySlice(outs, 1)
+	require.NoError(t, err)
+	require.Equal(t, "all", tab[0].Slice)
+	assert.Equal(t, []string{"all", "type=fact", "type=numeric", "type=temporal"}, []string{tab[0].Slice, tab[1].Slice, tab[2].Slice, tab[3].Slice})
+	n := 0.0
+	for _, s := range tab[1:] {
+		assert.Equal(t, "n", s.Metrics[0].Name)
+		n += s.Metrics[0].Value
+	}
+	assert.Equal(t, tab[0].Metrics[0].Value, n, "the type slices partition the claims")
+}

@@ -242,3 +242,23 @@ func (s Slice) Pick(outs []Outcome) []Outcome {
 	}
 	return p
 }
+
+// SliceMetrics are the headline metrics of one slice.
+type SliceMetrics struct {
+	Slice   string
+	Metrics []Metric
+}
+
+// BySlice computes every headline metric overall, by claim type, by source
+// and by importance (the order of Slices).
+func BySlice(outs []Outcome, t float64) ([]SliceMetrics, error) {
+	var out []SliceMetrics
+	for _, s := range Slices(outs) {
+		m, err := Headline(s.Pick(outs), t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SliceMetrics{Slice: s.Name, Metrics: m})
+	}
+	return out, nil
+}
