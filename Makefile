@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench demo fuzz clean
+.PHONY: all build test race lint tidy-check bench demo demo-data fuzz clean
 
 all: lint test build
 
@@ -53,11 +53,15 @@ fuzz:
 	  done; done
 
 ## demo: the README's main command on the committed demo set
+DEMO := benchdata/demo
 demo: build
-	$(BIN)/audit validate --corpus benchdata/demo/corpus.jsonl --spans benchdata/demo/spans.jsonl
-	$(BIN)/audit index --corpus benchdata/demo/corpus.jsonl --spans benchdata/demo/spans.jsonl --index $(DEMO_OUT)/index
-	$(BIN)/audit search --index $(DEMO_OUT)/index --k 3 "How many passengers did Meridian Rail carry in 2023?"
-	$(BIN)/audit search --index $(DEMO_OUT)/index --k 3 "Lake Orrin nitrate levels"
+	$(BIN)/audit validate --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl --claims $(DEMO)/claims.jsonl --gold $(DEMO)/gold.jsonl
+	$(BIN)/audit index --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl --index $(DEMO_OUT)/index
+	$(BIN)/audit search --index $(DEMO_OUT)/index --k 3 "$$(head -n 1 $(DEMO)/claims.jsonl | sed 's/.*"text":"\([^"]*\)".*/\1/')"
+
+## demo-data: regenerate the committed demo set (seed 2026; weights use other seeds)
+demo-data:
+	$(GO) run ./cmd/audit gen --out $(DEMO) --claims 600 --docs 300 --seed 2026
 
 clean:
 	rm -rf $(BIN) $(DEMO_OUT)

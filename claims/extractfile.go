@@ -79,6 +79,9 @@ func ExtractFile(ctx context.Context, inPath, outPath string, opts ExtractOption
 	if err == nil {
 		err = w.Flush()
 	}
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("write claims: %w", cerr)
 	}

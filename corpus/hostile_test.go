@@ -18,9 +18,9 @@ import (
 // Hostile input must end in an error list or a valid corpus — never a panic,
 // a hang or an I/O error — and a valid corpus must index.
 func TestHostileInputNeverCrashes(t *testing.T) {
-	demoDocs, err := os.ReadFile("../benchdata/demo/corpus.jsonl")
+	demoDocs, err := os.ReadFile("testdata/small/corpus.jsonl")
 	require.NoError(t, err)
-	demoSpans, err := os.ReadFile("../benchdata/demo/spans.jsonl")
+	demoSpans, err := os.ReadFile("testdata/small/spans.jsonl")
 	require.NoError(t, err)
 
 	damaged := func(seed uint64, in []byte, n int) []byte {

@@ -13,8 +13,8 @@ import (
 )
 
 const (
-	demoCorpus = "../benchdata/demo/corpus.jsonl"
-	demoSpans  = "../benchdata/demo/spans.jsonl"
+	demoCorpus = "testdata/small/corpus.jsonl"
+	demoSpans  = "testdata/small/spans.jsonl"
 )
 
 func demoIndex(t *testing.T) *Index {

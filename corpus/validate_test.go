@@ -182,10 +182,10 @@ func TestLoadMissingFile(t *testing.T) {
 }
 
 func TestLoadRecordsInputs(t *testing.T) {
-	c, err := Load(context.Background(), "../benchdata/demo/corpus.jsonl", "../benchdata/demo/spans.jsonl", LoadOptions{})
+	c, err := Load(context.Background(), "testdata/small/corpus.jsonl", "testdata/small/spans.jsonl", LoadOptions{})
 	require.NoError(t, err)
 	require.Len(t, c.Inputs, 2)
-	sum, n, err := HashFile("../benchdata/demo/corpus.jsonl")
+	sum, n, err := HashFile("testdata/small/corpus.jsonl")
 	require.NoError(t, err)
 	assert.Equal(t, sum, c.Inputs[0].SHA256)
 	assert.Equal(t, n, c.Inputs[0].Bytes)

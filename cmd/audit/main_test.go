@@ -21,10 +21,14 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the txtar scripts in testdata/script: whole CLI runs with
-// their stdout, stderr and exit codes. The demo corpus is available as
-// $DEMO.
+// their stdout, stderr and exit codes. The generated demo set is $DEMO; the
+// small hand-written corpus of the retrieval tests is $SMALL.
 func TestScripts(t *testing.T) {
 	demo, err := filepath.Abs("../../benchdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := filepath.Abs("../../corpus/testdata/small")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +36,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("DEMO", demo)
+			e.Setenv("SMALL", small)
 			return nil
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
@@ -39,7 +44,7 @@ func TestScripts(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
-	demo := "../../benchdata/demo/"
+	demo := "../../corpus/testdata/small/"
 	tests := []struct {
 		name string
 		args []string
