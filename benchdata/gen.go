@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -348,14 +347,4 @@ func (w *world) writeDocs(rng *rand.Rand, write func(string, any) error, m *Mani
 		}
 	}
 	return nil
-}
-
-// Names of the facts an entity states, sorted, for deterministic choice.
-func (e entity) statedAttrs() []string {
-	var out []string
-	for n := range e.stated {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
