@@ -7,5 +7,6 @@
 // one, never the reverse; adjudicate/adjudicatetest is the conformance suite
 // every backend's tests run.
 //
-// Not yet implemented: see the adjudication issue.
+// Schedule is the batch scheduler; Registry the explicit backend list (the
+// CLI builds it in one place); adjudicatetest.Run the conformance suite.
 package adjudicate

@@ -1,0 +1,185 @@
+package adjudicate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// ErrInvalidLogits marks a verdict whose logits are NaN or infinite: the
+// claim gets an error, never a silent label (seed 004's corrupted model).
+var ErrInvalidLogits = errors.New("verifier returned NaN or infinite logits")
+
+// SchedulerOptions tune Schedule. Zero values take the defaults.
+type SchedulerOptions struct {
+	BatchSize int           // pairs per call; default: the verifier's preference, else 32
+	MaxWait   time.Duration // flush a partial batch this long after its first pair; default 20ms
+	Workers   int           // concurrent Verify calls; default 1
+	Retries   int           // retries of a transient failure; default 2
+	Backoff   time.Duration // first retry delay, doubling; default 50ms (negative: none)
+}
+
+// Result is the outcome of one pair, in input order.
+type Result struct {
+	Index   int // position in the input stream
+	Pair    Pair
+	Verdict Verdict
+	Err     error // the pair could not be adjudicated: why
+	Tries   int   // Verify calls made for its batch
+}
+
+type batch struct {
+	first int
+	pairs []Pair
+	done  chan []Result
+}
+
+// Schedule verifies a stream of pairs in batches and calls emit with every
+// result in input order. A batch that fails (after retrying transient
+// errors) gives each of its pairs an error result and the run goes on; so
+// does a verdict with NaN or infinite logits. Schedule returns when the
+// input is closed and every result emitted, when emit returns an error, or
+// when ctx is cancelled (returning ctx's error).
+func Schedule(ctx context.Context, v Verifier, in <-chan Pair, opts SchedulerOptions, emit func(Result) error) error {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 32
+		if bs, ok := v.(BatchSizer); ok && bs.PreferredBatchSize() > 0 {
+			opts.BatchSize = bs.PreferredBatchSize()
+		}
+	}
+	if opts.MaxWait <= 0 {
+		opts.MaxWait = 20 * time.Millisecond
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 1
+	}
+	if opts.Retries == 0 {
+		opts.Retries = 2
+	}
+	if opts.Backoff == 0 {
+		opts.Backoff = 50 * time.Millisecond
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	work := make(chan *batch)
+	order := make(chan *batch, opts.Workers*2)
+	// Batcher: cut the stream into batches; sequence them for the emitter.
+	go func() {
+		defer close(work)
+		defer close(order)
+		next := 0
+		var cur *batch
+		timer := time.NewTimer(time.Hour)
+		timer.Stop()
+		flush := func() bool {
+			if cur == nil {
+				return true
+			}
+			b := cur
+			cur = nil
+			timer.Stop()
+			select {
+			case order <- b:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case work <- b:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for {
+			select {
+			case p, ok := <-in:
+				if !ok {
+					flush()
+					return
+				}
+				if cur == nil {
+					cur = &batch{first: next, done: make(chan []Result, 1)}
+					timer.Reset(opts.MaxWait)
+				}
+				cur.pairs = append(cur.pairs, p)
+				next++
+				if len(cur.pairs) >= opts.BatchSize && !flush() {
+					return
+				}
+			case <-timer.C:
+				if !flush() {
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for w := 0; w < opts.Workers; w++ {
+		go func() {
+			for b := range work {
+				b.done <- verifyBatch(ctx, v, b, opts)
+			}
+		}()
+	}
+	// Emitter: results in input order.
+	for b := range order {
+		select {
+		case rs := <-b.done:
+			for _, r := range rs {
+				if err := emit(r); err != nil {
+					return err
+				}
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return ctx.Err()
+}
+
+func verifyBatch(ctx context.Context, v Verifier, b *batch, opts SchedulerOptions) []Result {
+	rs := make([]Result, len(b.pairs))
+	for i, p := range b.pairs {
+		rs[i] = Result{Index: b.first + i, Pair: p}
+	}
+	var verdicts []Verdict
+	var err error
+	tries := 0
+	for attempt := 0; ; attempt++ {
+		tries++
+		verdicts, err = v.Verify(ctx, b.pairs)
+		if err == nil && len(verdicts) != len(b.pairs) {
+			err = fmt.Errorf("verifier returned %d verdicts for %d pairs", len(verdicts), len(b.pairs))
+		}
+		if err == nil || !IsTransient(err) || attempt >= opts.Retries || ctx.Err() != nil {
+			break
+		}
+		if opts.Backoff > 0 {
+			t := time.NewTimer(opts.Backoff << attempt)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+		}
+	}
+	for i := range rs {
+		rs[i].Tries = tries
+		if err != nil {
+			rs[i].Err = fmt.Errorf("verify batch of %d (after %d tries): %w", len(b.pairs), tries, err)
+			continue
+		}
+		rs[i].Verdict = verdicts[i]
+		for _, z := range verdicts[i].Logits {
+			if math.IsNaN(z) || math.IsInf(z, 0) {
+				rs[i].Err = fmt.Errorf("claim %s: logits %v: %w", rs[i].Pair.ClaimID, verdicts[i].Logits, ErrInvalidLogits)
+				break
+			}
+		}
+	}
+	return rs
+}

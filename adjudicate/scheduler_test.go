@@ -1,0 +1,180 @@
+package adjudicate_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync/atomic"
+	"testing"
+
+	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/adjudicatetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// echo is a fake backend: logits from the claim's length.
+type echo struct {
+	calls atomic.Int32
+	fail  func(batch []adjudicate.Pair, call int32) error
+	nan   string // claim id that gets NaN logits
+}
+
+func (e *echo) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	call := e.calls.Add(1)
+	if e.fail != nil {
+		if err := e.fail(batch, call); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]adjudicate.Verdict, len(batch))
+	for i, p := range batch {
+		n := float64(len(p.Claim))
+		out[i] = adjudicate.Verdict{Logits: [3]float64{n, -n, 1}, Passage: -1}
+		if len(p.Passages) > 0 {
+			out[i].Passage = 0
+		}
+		if p.ClaimID == e.nan {
+			out[i].Logits[1] = math.NaN()
+		}
+	}
+	return out, nil
+}
+
+func TestConformanceOfFake(t *testing.T) {
+	adjudicatetest.Run(t, func(*testing.T) adjudicate.Verifier { return &echo{} })
+}
+
+func feed(pairs []adjudicate.Pair) <-chan adjudicate.Pair {
+	in := make(chan adjudicate.Pair)
+	go func() {
+		defer close(in)
+		for _, p := range pairs {
+			in <- p
+		}
+	}()
+	return in
+}
+
+func collect(t *testing.T, v adjudicate.Verifier, pairs []adjudicate.Pair, opts adjudicate.SchedulerOptions) []adjudicate.Result {
+	var rs []adjudicate.Result
+	err := adjudicate.Schedule(context.Background(), v, feed(pairs), opts, func(r adjudicate.Result) error {
+		rs = append(rs, r)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Len(t, rs, len(pairs))
+	for i, r := range rs {
+		require.Equal(t, i, r.Index, "input order")
+		require.Equal(t, pairs[i].ClaimID, r.Pair.ClaimID)
+	}
+	return rs
+}
+
+func many(n int) []adjudicate.Pair {
+	ps := make([]adjudicate.Pair, n)
+	for i := range ps {
+		ps[i] = adjudicate.Pair{ClaimID: string(rune('a' + i%26)) + string(rune('0'+i/26%10)), Claim: string(make([]byte, i%13))}
+	}
+	return ps
+}
+
+func TestFailedBatchBecomesPerClaimErrors(t *testing.T) {
+	pairs := many(20)
+	boom := errors.New("model exploded")
+	v := &echo{fail: func(b []adjudicate.Pair, _ int32) error {
+		for _, p := range b {
+			if p.ClaimID == pairs[7].ClaimID {
+				return boom
+			}
+		}
+		return nil
+	}}
+	rs := collect(t, v, pairs, adjudicate.SchedulerOptions{BatchSize: 5, Workers: 3, Backoff: -1})
+	failed := 0
+	for i, r := range rs {
+		if i >= 5 && i < 10 {
+			assert.ErrorIs(t, r.Err, boom, "pair %d shares the failed batch", i)
+			failed++
+		} else {
+			assert.NoError(t, r.Err, "pair %d", i)
+		}
+	}
+	assert.Equal(t, 5, failed, "the run goes on; only that batch's claims fail")
+}
+
+func TestTransientErrorsAreRetried(t *testing.T) {
+	v := &echo{fail: func(_ []adjudicate.Pair, call int32) error {
+		if call <= 2 {
+			return adjudicate.Transient(errors.New("busy"))
+		}
+		return nil
+	}}
+	rs := collect(t, v, many(3), adjudicate.SchedulerOptions{BatchSize: 10, Retries: 3, Backoff: -1})
+	for _, r := range rs {
+		assert.NoError(t, r.Err)
+		assert.Equal(t, 3, r.Tries, "two transient failures, then success")
+	}
+
+	v = &echo{fail: func([]adjudicate.Pair, int32) error { return adjudicate.Transient(errors.New("busy")) }}
+	rs = collect(t, v, many(2), adjudicate.SchedulerOptions{BatchSize: 10, Retries: 2, Backoff: -1})
+	assert.Error(t, rs[0].Err)
+	assert.Equal(t, 3, rs[0].Tries, "one try and two retries, then give up")
+
+	v = &echo{fail: func([]adjudicate.Pair, int32) error { return errors.New("bad input") }}
+	rs = collect(t, v, many(2), adjudicate.SchedulerOptions{BatchSize: 10, Retries: 5, Backoff: -1})
+	assert.Equal(t, 1, rs[0].Tries, "a permanent error is not retried")
+}
+
+func TestNaNLogitsAreErrors(t *testing.T) {
+	pairs := many(10)
+	rs := collect(t, &echo{nan: pairs[4].ClaimID}, pairs, adjudicate.SchedulerOptions{BatchSize: 4, Backoff: -1})
+	for i, r := range rs {
+		if i == 4 {
+			assert.ErrorIs(t, r.Err, adjudicate.ErrInvalidLogits)
+		} else {
+			assert.NoError(t, r.Err)
+		}
+	}
+}
+
+func TestScheduleStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	in := make(chan adjudicate.Pair) // never closed: only cancellation ends the run
+	go func() { in <- adjudicate.Pair{ClaimID: "x"} }()
+	n := 0
+	err := adjudicate.Schedule(ctx, &echo{}, in, adjudicate.SchedulerOptions{BatchSize: 1}, func(adjudicate.Result) error {
+		n++
+		cancel()
+		return nil
+	})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, n)
+}
+
+func TestEmitErrorStopsTheRun(t *testing.T) {
+	stop := errors.New("disk full")
+	err := adjudicate.Schedule(context.Background(), &echo{}, feed(many(50)), adjudicate.SchedulerOptions{BatchSize: 3, Workers: 2}, func(r adjudicate.Result) error {
+		if r.Index == 10 {
+			return stop
+		}
+		return nil
+	})
+	assert.ErrorIs(t, err, stop)
+}
+
+func TestRegistry(t *testing.T) {
+	b := adjudicate.Backend{Name: "echo", New: func(adjudicate.Options) (adjudicate.Verifier, error) { return &echo{}, nil }}
+	_, err := adjudicate.NewRegistry(b, b)
+	assert.Error(t, err, "a duplicate name is an error")
+	r, err := adjudicate.NewRegistry(b)
+	require.NoError(t, err)
+	_, err = r.New("nope", adjudicate.Options{})
+	assert.ErrorIs(t, err, adjudicate.ErrUnknownBackend)
+	v, err := r.New("echo", adjudicate.Options{})
+	require.NoError(t, err)
+	assert.NotNil(t, v)
+}

@@ -1,0 +1,137 @@
+package adjudicate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Passage is one piece of retrieved evidence.
+type Passage struct {
+	ID     string  `json:"passage_id"`
+	DocID  string  `json:"doc_id"`
+	SpanID string  `json:"span_id,omitempty"`
+	Start  int     `json:"start"`
+	End    int     `json:"end"`
+	Text   string  `json:"text"`
+	Score  float64 `json:"score"` // retrieval score
+	Cited  bool    `json:"cited,omitempty"`
+}
+
+// Pair is one claim with its retrieved passages, best first.
+type Pair struct {
+	ClaimID  string
+	Claim    string
+	Passages []Passage
+}
+
+// Logit order: supported, unsupported, insufficient.
+const (
+	Supported    = 0
+	Unsupported  = 1
+	Insufficient = 2
+)
+
+// Verdict is a verifier's answer for one pair: three raw (uncalibrated)
+// logits, the index of the passage that decided (-1 when none did) and a
+// short rationale naming the evidence.
+type Verdict struct {
+	Logits    [3]float64
+	Passage   int
+	Rationale string
+}
+
+// Verifier labels claims against their evidence. Verify returns one verdict
+// per pair, in order. The verdict of a pair must not depend on the other
+// pairs of the batch, and Verify must be safe for concurrent use.
+type Verifier interface {
+	Verify(ctx context.Context, batch []Pair) ([]Verdict, error)
+}
+
+// BatchSizer is a verifier that knows its best batch size.
+type BatchSizer interface {
+	PreferredBatchSize() int
+}
+
+// Versioner is a verifier whose version (model, weights) keys the verdict
+// cache: a new version must never reuse old verdicts.
+type Versioner interface {
+	Version() string
+}
+
+// Transient marks an error worth retrying (a timeout, a busy server).
+func Transient(err error) error { return &transientError{err} }
+
+type transientError struct{ err error }
+
+func (e *transientError) Error() string { return "transient: " + e.err.Error() }
+func (e *transientError) Unwrap() error { return e.err }
+
+// IsTransient reports whether err was marked Transient.
+func IsTransient(err error) bool {
+	var t *transientError
+	return errors.As(err, &t)
+}
+
+// Options configure a backend. Fields a backend does not use are ignored.
+type Options struct {
+	Weights string // lexical: weights file ("" = embedded)
+	Model   string // onnx: model folder
+	Device  string // onnx: cpu or cuda
+	// Stats gives backends that want them corpus-wide statistics (idf).
+	Stats CorpusStats
+}
+
+// CorpusStats are document frequencies from the index, for idf weights.
+type CorpusStats interface {
+	// DocFreq is the number of passages containing the analysed term, and
+	// N the number of passages.
+	DocFreq(term string) int
+	N() int
+}
+
+// Backend names a verifier and how to make it.
+type Backend struct {
+	Name string
+	Help string
+	New  func(Options) (Verifier, error)
+}
+
+// Registry is the explicit list of backends (no init-time registration).
+type Registry struct{ byName map[string]Backend }
+
+// NewRegistry lists backends; a duplicate name is an error.
+func NewRegistry(backends ...Backend) (*Registry, error) {
+	r := &Registry{byName: map[string]Backend{}}
+	for _, b := range backends {
+		if _, dup := r.byName[b.Name]; dup {
+			return nil, fmt.Errorf("adjudicate: backend %q listed twice", b.Name)
+		}
+		r.byName[b.Name] = b
+	}
+	return r, nil
+}
+
+// ErrUnknownBackend is returned for a name the registry does not list.
+var ErrUnknownBackend = errors.New("unknown verifier backend")
+
+// New makes the named backend's verifier.
+func (r *Registry) New(name string, opts Options) (Verifier, error) {
+	b, ok := r.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownBackend, name, strings.Join(r.Names(), ", "))
+	}
+	return b.New(opts)
+}
+
+// Names lists the backends, sorted.
+func (r *Registry) Names() []string {
+	var n []string
+	for k := range r.byName {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
