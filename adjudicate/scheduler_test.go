@@ -77,7 +77,7 @@ func collect(t *testing.T, v adjudicate.Verifier, pairs []adjudicate.Pair, opts 
 func many(n int) []adjudicate.Pair {
 	ps := make([]adjudicate.Pair, n)
 	for i := range ps {
-		ps[i] = adjudicate.Pair{ClaimID: string(rune('a' + i%26)) + string(rune('0'+i/26%10)), Claim: string(make([]byte, i%13))}
+		ps[i] = adjudicate.Pair{ClaimID: string(rune('a'+i%26)) + string(rune('0'+i/26%10)), Claim: string(make([]byte, i%13))}
 	}
 	return ps
 }
