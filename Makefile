@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench demo demo-data fuzz clean
+.PHONY: all build test race lint tidy-check bench demo demo-data weights fuzz clean
 
 all: lint test build
 
@@ -58,6 +58,14 @@ demo: build
 	$(BIN)/audit validate --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl --claims $(DEMO)/claims.jsonl --gold $(DEMO)/gold.jsonl
 	$(BIN)/audit index --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl --index $(DEMO_OUT)/index
 	$(BIN)/audit search --index $(DEMO_OUT)/index --k 3 "$$(head -n 1 $(DEMO)/claims.jsonl | sed 's/.*"text":"\([^"]*\)".*/\1/')"
+
+## weights: rebuild the lexical verifier's embedded weights, byte for byte, from a
+## generated training split (seed 101; the demo uses 2026 and benchmarks 202)
+WEIGHTS_DATA := .cache/weights-data
+weights:
+	$(GO) run ./cmd/audit gen --out $(WEIGHTS_DATA) --claims 6000 --docs 2000 --seed 101
+	$(GO) run ./cmd/audit train --corpus $(WEIGHTS_DATA)/corpus.jsonl --spans $(WEIGHTS_DATA)/spans.jsonl \
+	  --claims $(WEIGHTS_DATA)/claims.jsonl --gold $(WEIGHTS_DATA)/gold.jsonl --out adjudicate/lexical/weights.json
 
 ## demo-data: regenerate the committed demo set (seed 2026; weights use other seeds)
 demo-data:

@@ -290,10 +290,37 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 	if err == nil {
 		err = waitPersisted(ctx, idx)
 	}
+	// bleve's BM25 takes the average field length from the field's term
+	// cardinality summed over segments, so scores would depend on how the
+	// background merges of this build happened to go. One segment makes
+	// every score a function of the input alone (and searches a little
+	// faster). The empty batch after it waits until the merged root is on
+	// disk.
+	if err == nil {
+		err = forceMerge(ctx, idx)
+	}
+	if err == nil {
+		err = waitPersisted(ctx, idx)
+	}
 	if cerr := idx.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close bleve index: %w", cerr)
 	}
 	return counts, err
+}
+
+func forceMerge(ctx context.Context, idx bleve.Index) error {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return fmt.Errorf("merge index: %w", err)
+	}
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return fmt.Errorf("merge index: unexpected index type %T", adv)
+	}
+	if err := s.ForceMerge(ctx, nil); err != nil {
+		return fmt.Errorf("merge index: %w", err)
+	}
+	return ctx.Err()
 }
 
 // waitPersisted submits an empty batch and waits until it, and so every

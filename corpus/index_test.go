@@ -274,3 +274,38 @@ func TestBuildPersistsEveryBatch(t *testing.T) {
 		require.NoError(t, ix.Close())
 	}
 }
+
+func TestDocFreq(t *testing.T) {
+	ix := demoIndex(t)
+	// "meridian" is in the two Meridian Rail documents' spans and windows.
+	assert.Equal(t, 4, ix.DocFreq("meridian"))
+	assert.Equal(t, 0, ix.DocFreq("zeppelin"))
+	assert.Positive(t, ix.DocFreq("passeng"), "terms are Porter stems")
+	assert.Equal(t, 39, ix.N())
+}
+
+// Two builds of the same input score every query identically: bleve's BM25
+// statistics depend on the segment layout, which the build fixes.
+func TestRebuildGivesIdenticalScores(t *testing.T) {
+	ctx := context.Background()
+	c, err := Load(ctx, demoCorpus, demoSpans, LoadOptions{})
+	require.NoError(t, err)
+	var results [][]Hit
+	for i, bs := range []int{1, 7, 1000} {
+		dir := filepath.Join(t.TempDir(), "idx")
+		_, err := BuildIndex(ctx, dir, c, IndexOptions{BatchSize: bs, Workers: 1 + i})
+		require.NoError(t, err)
+		ix, err := OpenIndex(dir)
+		require.NoError(t, err)
+		var all []Hit
+		for _, q := range []string{"Meridian Rail passengers 2023", "Lake Orrin depth", "university enrolled students", "renewable share"} {
+			h, err := ix.Search(ctx, q, 5)
+			require.NoError(t, err)
+			all = append(all, h...)
+		}
+		require.NoError(t, ix.Close())
+		results = append(results, all)
+	}
+	assert.Equal(t, results[0], results[1], "batch size 1 vs 7")
+	assert.Equal(t, results[0], results[2], "batch size 1 vs 1000")
+}

@@ -3,10 +3,12 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/blevesearch/bleve/v2"
@@ -17,6 +19,7 @@ import (
 type Index struct {
 	idx      bleve.Index
 	manifest *IndexManifest
+	df       sync.Map // term -> int
 }
 
 // OpenIndex opens a complete index folder read-only.
@@ -59,6 +62,10 @@ const tieMargin = 8
 // in score are broken by passage id so results are deterministic. A query
 // with no content words returns no hits.
 func (ix *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) {
+	return ix.search(ctx, text, k, "")
+}
+
+func (ix *Index) search(ctx context.Context, text string, k int, docID string) ([]Hit, error) {
 	terms := QueryTerms(text)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
@@ -70,7 +77,12 @@ func (ix *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) 
 		mq.SetBoost(t.Boost)
 		qs[i] = mq
 	}
-	q := bleve.NewDisjunctionQuery(qs...)
+	var q query.Query = bleve.NewDisjunctionQuery(qs...)
+	if docID != "" {
+		tq := bleve.NewTermQuery(docID)
+		tq.SetField("doc_id")
+		q = bleve.NewConjunctionQuery(q, tq)
+	}
 	// Sorting by score alone is cheap; sorting by (score, id) makes bleve
 	// look up every candidate's id. So fetch a margin beyond k, order ties
 	// by id here, and only when a tie runs to the end of what was fetched
@@ -90,6 +102,9 @@ func (ix *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) 
 			return nil, fmt.Errorf("search: %w", err)
 		}
 	}
+	for _, h := range res.Hits {
+		h.Score = stableScore(h.Score)
+	}
 	sort.SliceStable(res.Hits, func(i, j int) bool {
 		a, b := res.Hits[i], res.Hits[j]
 		if a.Score != b.Score {
@@ -102,20 +117,37 @@ func (ix *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) 
 	}
 	hits := make([]Hit, 0, len(res.Hits))
 	for i, h := range res.Hits {
-		hit := Hit{Rank: i + 1, Score: h.Score}
-		hit.ID = h.ID
-		hit.Text, _ = h.Fields["text"].(string)
-		hit.DocID, _ = h.Fields["doc_id"].(string)
-		hit.SpanID, _ = h.Fields["span_id"].(string)
-		if v, ok := h.Fields["start"].(float64); ok {
-			hit.Start = int(v)
-		}
-		if v, ok := h.Fields["end"].(float64); ok {
-			hit.End = int(v)
-		}
-		hits = append(hits, hit)
+		hits = append(hits, hitOf(h.ID, h.Fields, h.Score, i+1))
 	}
 	return hits, nil
+}
+
+// stableScore rounds a BM25 score to 10 significant digits. bleve adds a
+// disjunction's term scores in an order that follows internal document
+// numbers, which depend on the index's merge history: two builds of one
+// corpus can differ in the last bit. Rounding makes scores (and through the
+// id tie-break, rankings) a function of the input alone.
+func stableScore(s float64) float64 {
+	if s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return s
+	}
+	p := math.Pow(10, 9-math.Floor(math.Log10(math.Abs(s))))
+	return math.Round(s*p) / p
+}
+
+func hitOf(id string, fields map[string]any, score float64, rank int) Hit {
+	hit := Hit{Rank: rank, Score: score}
+	hit.ID = id
+	hit.Text, _ = fields["text"].(string)
+	hit.DocID, _ = fields["doc_id"].(string)
+	hit.SpanID, _ = fields["span_id"].(string)
+	if v, ok := fields["start"].(float64); ok {
+		hit.Start = int(v)
+	}
+	if v, ok := fields["end"].(float64); ok {
+		hit.End = int(v)
+	}
+	return hit
 }
 
 // Term is one word of a retrieval query with its weight.
@@ -221,3 +253,47 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// DocFreq is the number of passages whose text contains the analysed term
+// (lower case, Porter stem), for idf weights; 0 on any error. Results are
+// cached: the index is read-only.
+func (ix *Index) DocFreq(term string) int {
+	if v, ok := ix.df.Load(term); ok {
+		return v.(int)
+	}
+	n := 0
+	if adv, err := ix.idx.Advanced(); err == nil {
+		if r, err := adv.Reader(); err == nil {
+			if tfr, err := r.TermFieldReader(context.Background(), []byte(term), "text", false, false, false); err == nil {
+				n = int(tfr.Count())
+				tfr.Close()
+			}
+			r.Close()
+		}
+	}
+	ix.df.Store(term, n)
+	return n
+}
+
+// N is the number of passages.
+func (ix *Index) N() int { return ix.manifest.Counts.Passages }
+
+// SearchWithin is Search restricted to the passages of one document.
+func (ix *Index) SearchWithin(ctx context.Context, text, docID string, k int) ([]Hit, error) {
+	return ix.search(ctx, text, k, docID)
+}
+
+// Passage returns the passage with the given id (a span id or a window id),
+// or false when there is none.
+func (ix *Index) Passage(ctx context.Context, id string) (Hit, bool, error) {
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery([]string{id}), 1, 0, false)
+	req.Fields = hitFields
+	res, err := ix.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return Hit{}, false, fmt.Errorf("look up passage %s: %w", id, err)
+	}
+	if len(res.Hits) == 0 {
+		return Hit{}, false, nil
+	}
+	return hitOf(res.Hits[0].ID, res.Hits[0].Fields, 0, 1), true, nil
+}

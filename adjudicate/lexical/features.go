@@ -1,0 +1,300 @@
+package lexical
+
+import (
+	"math"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/blevesearch/go-porterstemmer"
+	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/claims"
+)
+
+// FeatureNames lists the model's inputs in order. Changing them changes
+// FeatureVersion and needs new weights.
+var FeatureNames = []string{
+	"has_evidence", "coverage", "idf_coverage", "bigram_coverage", "entity_coverage", "entity_absent",
+	"claim_number", "number_verified", "number_mismatch", "number_absent", "fact_verified", "fact_mismatch",
+	"year_match", "year_mismatch", "timeframe_missing", "negation_parity", "antonym", "hedge", "qualifier",
+	"bm25", "coverage_x_number_verified", "coverage_x_number_mismatch", "coverage_x_negation",
+}
+
+// FeatureVersion names the feature set; weights record it.
+const FeatureVersion = 1
+
+const nf = 23
+
+// Stats gives idf: the index's document frequencies.
+type Stats = adjudicate.CorpusStats
+
+type doc struct {
+	text     string
+	stems    []string // content-word stems, in order
+	stemSet  map[string]bool
+	bigrams  map[[2]string]bool
+	years    map[string]bool
+	negated  bool
+	words    map[string]bool // lower-case words
+	numbers  []claims.Mention
+	lowerRaw string
+}
+
+var (
+	reYear  = regexp.MustCompile(`\b(1[0-9]{3}|20[0-9]{2})\b`)
+	reWord  = regexp.MustCompile(`[\p{L}\p{N}]+(?:['’][\p{L}]+)?`)
+	reHedge = regexp.MustCompile(`(?i)\b(may|might|could|possibly|perhaps|probably|likely|reportedly|allegedly|it is possible)\b`)
+	reQual  = regexp.MustCompile(`(?i)\b(about|around|approximately|roughly|nearly|almost|between|some)\b`)
+	reNeg   = regexp.MustCompile(`(?i)\b(not|no|never|none|neither|nor|cannot|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|won't|need not)\b`)
+)
+
+var stop = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the of and or to in on at by for with from as is are was were be been being it its this that these those
+		has have had do does did will would can could may might must should shall which who whom whose what when where why how
+		than then there their they them he she his her we our you your i me my not no also into about over under up down out
+		so such only own same too very just more most other some any each all both few s t`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// antonyms maps a word to its opposite, both ways.
+var antonyms = func() map[string]string {
+	m := map[string]string{}
+	for _, p := range [][2]string{{"rose", "fell"}, {"rise", "fall"}, {"rises", "falls"}, {"increased", "decreased"}, {"increase", "decrease"},
+		{"higher", "lower"}, {"more", "less"}, {"before", "after"}, {"gained", "lost"}, {"won", "lost"}, {"open", "closed"},
+		{"opened", "closed"}, {"larger", "smaller"}, {"largest", "smallest"}, {"grew", "shrank"}, {"up", "down"}, {"above", "below"},
+		{"public", "private"}, {"freshwater", "saltwater"}, {"included", "excluded"}, {"allowed", "prohibited"}, {"must", "need"},
+		{"first", "last"}, {"north", "south"}, {"east", "west"}, {"comedy", "horror"}, {"male", "female"}, {"alive", "dead"}} {
+		m[p[0]] = p[1]
+		m[p[1]] = p[0]
+	}
+	return m
+}()
+
+func stem(w string) string { return porterstemmer.StemString(strings.ToLower(w)) }
+
+func analyse(text string) doc {
+	d := doc{text: text, stemSet: map[string]bool{}, bigrams: map[[2]string]bool{}, years: map[string]bool{}, words: map[string]bool{}}
+	var prev string
+	for _, w := range reWord.FindAllString(text, -1) {
+		lw := strings.ToLower(w)
+		d.words[lw] = true
+		if stop[lw] {
+			prev = ""
+			continue
+		}
+		s := stem(lw)
+		d.stems = append(d.stems, s)
+		d.stemSet[s] = true
+		if prev != "" {
+			d.bigrams[[2]string{prev, s}] = true
+		}
+		prev = s
+	}
+	for _, y := range reYear.FindAllString(text, -1) {
+		d.years[y] = true
+	}
+	d.negated = reNeg.MatchString(text)
+	d.numbers = claims.FindNumbers(text)
+	d.lowerRaw = strings.ToLower(text)
+	return d
+}
+
+// entities are runs of capitalised words not at the start of the text.
+func entities(text string) []string {
+	var out []string
+	words := strings.Fields(text)
+	for i := 0; i < len(words); i++ {
+		w := strings.Trim(words[i], ".,;:!?()\"'")
+		if w == "" || !unicode.IsUpper([]rune(w)[0]) || (i == 0 && stop[strings.ToLower(w)]) {
+			continue
+		}
+		j := i + 1
+		for j < len(words) {
+			x := strings.Trim(words[j], ".,;:!?()\"'")
+			if x == "" || !unicode.IsUpper([]rune(x)[0]) {
+				break
+			}
+			w += " " + x
+			j++
+		}
+		out = append(out, w)
+		i = j - 1
+	}
+	return out
+}
+
+type claimInfo struct {
+	doc
+	entities  []string
+	hedge     bool
+	qualifier bool
+	idf       map[string]float64
+}
+
+func analyseClaim(text string, stats Stats) claimInfo {
+	c := claimInfo{doc: analyse(text), entities: entities(text), hedge: reHedge.MatchString(text), qualifier: reQual.MatchString(text)}
+	c.idf = map[string]float64{}
+	for _, s := range c.stems {
+		w := 1.0
+		if stats != nil && stats.N() > 0 {
+			w = math.Log(1 + float64(stats.N())/float64(1+stats.DocFreq(s)))
+		}
+		c.idf[s] = w
+	}
+	return c
+}
+
+// features of a claim against one passage.
+func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
+	var f [nf]float64
+	f[0] = 1
+	if len(c.stems) > 0 {
+		hit, idfHit, idfAll := 0, 0.0, 0.0
+		for _, s := range c.stems {
+			idfAll += c.idf[s]
+			if p.stemSet[s] {
+				hit++
+				idfHit += c.idf[s]
+			}
+		}
+		f[1] = float64(hit) / float64(len(c.stems))
+		if idfAll > 0 {
+			f[2] = idfHit / idfAll
+		}
+	}
+	if len(c.bigrams) > 0 {
+		hit := 0
+		for b := range c.bigrams {
+			if p.bigrams[b] {
+				hit++
+			}
+		}
+		f[3] = float64(hit) / float64(len(c.bigrams))
+	}
+	if len(c.entities) > 0 {
+		hit := 0
+		for _, e := range c.entities {
+			if strings.Contains(p.lowerRaw, strings.ToLower(e)) {
+				hit++
+			}
+		}
+		f[4] = float64(hit) / float64(len(c.entities))
+	} else {
+		f[4] = 1
+	}
+	if len(c.numbers) > 0 {
+		f[6] = 1
+		q := c.numbers[0].Quantity
+		switch {
+		case len(p.numbers) == 0:
+			f[9] = 1
+		default:
+			verified, comparable := false, false
+			for _, m := range p.numbers {
+				if q.Unit != "" && m.Unit != "" && q.Unit != m.Unit && !(q.Unit == "%" || m.Unit == "%") {
+					continue
+				}
+				comparable = true
+				if claims.CheckQuantity(claims.PolicyAuto, claims.PolicyParams{}, m.Quantity, q).Verified {
+					verified = true
+					break
+				}
+			}
+			if verified {
+				f[7] = 1
+			} else if comparable {
+				f[8] = 1
+			} else {
+				f[9] = 1
+			}
+		}
+		var facts []claims.Fact
+		for _, m := range p.numbers {
+			facts = append(facts, claims.Fact{ID: "p", Description: p.text, Value: m.Value, Unit: m.Unit, Text: m.Text})
+		}
+		switch claims.VerifyNumeric(c.text, facts, claims.MatchOptions{}).Status {
+		case claims.NumericVerified:
+			f[10] = 1
+		case claims.NumericMismatch:
+			f[11] = 1
+		}
+	}
+	if len(c.years) > 0 && len(p.years) > 0 {
+		match := false
+		for y := range c.years {
+			if p.years[y] {
+				match = true
+			}
+		}
+		if match {
+			f[12] = 1
+		} else {
+			f[13] = 1
+		}
+	}
+	if len(c.years) == 0 && len(p.years) >= 2 {
+		f[14] = 1
+	}
+	if c.negated != p.negated {
+		f[15] = 1
+	}
+	for w := range c.words {
+		if a, ok := antonyms[w]; ok && p.words[a] && !p.words[w] {
+			f[16] = 1
+			break
+		}
+	}
+	if c.hedge {
+		f[17] = 1
+	}
+	if c.qualifier {
+		f[18] = 1
+	}
+	f[19] = math.Log1p(math.Max(0, bm25))
+	f[20] = f[2] * f[7]
+	f[21] = f[2] * f[8]
+	f[22] = f[2] * f[15]
+	return f
+}
+
+// Features returns the model input for a pair and the index of the
+// deciding passage: the one covering most of the claim's idf weight (ties:
+// the better-ranked). Entity absence is judged over all passages.
+func Features(pair adjudicate.Pair, stats Stats) ([nf]float64, int) {
+	c := analyseClaim(pair.Claim, stats)
+	if len(pair.Passages) == 0 {
+		var f [nf]float64
+		if len(c.entities) > 0 {
+			f[5] = 1
+		}
+		if len(c.numbers) > 0 {
+			f[6] = 1
+		}
+		if c.hedge {
+			f[17] = 1
+		}
+		if c.qualifier {
+			f[18] = 1
+		}
+		return f, -1
+	}
+	best, bestF := -1, [nf]float64{}
+	anyEntity := len(c.entities) == 0
+	for i, p := range pair.Passages {
+		pd := analyse(p.Text)
+		f := passageFeatures(c, pd, p.Score)
+		if f[4] > 0 && len(c.entities) > 0 {
+			anyEntity = true
+		}
+		if best < 0 || f[2] > bestF[2] {
+			best, bestF = i, f
+		}
+	}
+	if !anyEntity {
+		bestF[5] = 1
+	}
+	return bestF, best
+}

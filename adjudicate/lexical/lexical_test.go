@@ -1,0 +1,118 @@
+package lexical
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/adjudicatetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func newDefault(t *testing.T) adjudicate.Verifier {
+	v, err := New(adjudicate.Options{})
+	require.NoError(t, err)
+	return v
+}
+
+func TestConformance(t *testing.T) {
+	adjudicatetest.Run(t, newDefault)
+}
+
+func TestEmbeddedWeightsHaveProvenance(t *testing.T) {
+	w, err := ParseWeights(DefaultWeights())
+	require.NoError(t, err)
+	tr, ok := w.Provenance["training"].(map[string]any)
+	require.True(t, ok, "training metrics recorded")
+	assert.Greater(t, tr["macro_f1"], 0.7)
+	in, ok := w.Provenance["inputs"].(map[string]any)
+	require.True(t, ok)
+	assert.Len(t, in["claims_sha256"], 64)
+}
+
+func TestBadWeightsAreRejected(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"not json":      "{",
+		"wrong format":  `{"format":"x"}`,
+		"wrong feature": `{"format":"claimaudit-lexical-weights","feature_version":99}`,
+	} {
+		p := filepath.Join(dir, "w.json")
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		_, err := New(adjudicate.Options{Weights: p})
+		assert.Error(t, err, name)
+	}
+	_, err := New(adjudicate.Options{Weights: filepath.Join(dir, "missing.json")})
+	assert.Error(t, err)
+}
+
+func argmax(z [3]float64) int {
+	b := 0
+	for k := 1; k < 3; k++ {
+		if z[k] > z[b] {
+			b = k
+		}
+	}
+	return b
+}
+
+// The default weights get the clear cases right.
+func TestDefaultWeightsOnClearCases(t *testing.T) {
+	pass := func(t string) []adjudicate.Passage {
+		return []adjudicate.Passage{{ID: "p", DocID: "d", Text: t, Score: 3}}
+	}
+	cases := []struct {
+		claim, passage string
+		want           int
+	}{
+		{"Meridian Rail employed 5,700 staff in 2023.", "Meridian Rail employed 5,700 staff at the end of 2023.", adjudicate.Supported},
+		{"Meridian Rail employed about 5,700 staff in 2023.", "Meridian Rail employed 5,700 staff at the end of 2023.", adjudicate.Supported},
+		{"Meridian Rail employed 9,100 staff in 2023.", "Meridian Rail employed 5,700 staff at the end of 2023.", adjudicate.Unsupported},
+		{"Meridian Rail was not founded in 1901.", "Meridian Rail was founded in 1901.", adjudicate.Unsupported},
+		{"Zorblat Foods employed 5,700 staff in 2023.", "Meridian Rail employed 5,700 staff at the end of 2023.", adjudicate.Insufficient},
+	}
+	v := newDefault(t)
+	for _, c := range cases {
+		got, err := v.Verify(context.Background(), []adjudicate.Pair{{ClaimID: "c", Claim: c.claim, Passages: pass(c.passage)}})
+		require.NoError(t, err)
+		assert.Equal(t, c.want, argmax(got[0].Logits), "%q vs %q: logits %v (%s)", c.claim, c.passage, got[0].Logits, got[0].Rationale)
+		assert.Contains(t, got[0].Rationale, "d [")
+	}
+}
+
+func TestTrainIsDeterministic(t *testing.T) {
+	var ex []Example
+	for i, p := range adjudicatetest.Pairs() {
+		ex = append(ex, Example{Pair: p, Label: i % 3})
+	}
+	a, _, err := Train(ex, nil, TrainOptions{})
+	require.NoError(t, err)
+	b, _, err := Train(ex, nil, TrainOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+	_, _, err = Train(nil, nil, TrainOptions{})
+	assert.Error(t, err)
+}
+
+func TestVersionFollowsWeights(t *testing.T) {
+	v := newDefault(t).(*Verifier)
+	assert.Regexp(t, `^lexical/[0-9a-f]{12}$`, v.Version())
+}
+
+func BenchmarkVerify(b *testing.B) {
+	v, err := New(adjudicate.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pairs := adjudicatetest.Pairs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := v.Verify(context.Background(), pairs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(pairs)*b.N)/b.Elapsed().Seconds(), "pairs/s")
+}

@@ -1,0 +1,146 @@
+package lexical
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/claimaudit/claimaudit/adjudicate"
+)
+
+// Weights are a fitted multinomial logistic model over standardised features.
+type Weights struct {
+	Format         string         `json:"format"`
+	FeatureVersion int            `json:"feature_version"`
+	Features       []string       `json:"features"`
+	Mean           []float64      `json:"mean"`
+	Std            []float64      `json:"std"`
+	W              [3][]float64   `json:"weights"` // per class: supported, unsupported, insufficient
+	Bias           [3]float64     `json:"bias"`
+	Provenance     map[string]any `json:"provenance"`
+}
+
+const weightsFormat = "claimaudit-lexical-weights"
+
+//go:embed weights.json
+var defaultWeights []byte
+
+// DefaultWeights returns the embedded weights file.
+func DefaultWeights() []byte { return defaultWeights }
+
+// ParseWeights reads and checks a weights file.
+func ParseWeights(b []byte) (*Weights, error) {
+	var w Weights
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, fmt.Errorf("lexical weights: %w", err)
+	}
+	if w.Format != weightsFormat {
+		return nil, fmt.Errorf("lexical weights: format %q, want %q", w.Format, weightsFormat)
+	}
+	if w.FeatureVersion != FeatureVersion || strings.Join(w.Features, ",") != strings.Join(FeatureNames, ",") {
+		return nil, fmt.Errorf("lexical weights: made for feature set %d %v, this build computes %d %v", w.FeatureVersion, w.Features, FeatureVersion, FeatureNames)
+	}
+	if len(w.Mean) != nf || len(w.Std) != nf || len(w.W[0]) != nf || len(w.W[1]) != nf || len(w.W[2]) != nf {
+		return nil, fmt.Errorf("lexical weights: wrong dimensions")
+	}
+	for _, v := range append(append(append(append(append([]float64{}, w.Mean...), w.Std...), w.W[0]...), w.W[1]...), w.W[2]...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("lexical weights: NaN or infinite value")
+		}
+	}
+	return &w, nil
+}
+
+// Logits applies the model to a feature vector.
+func (w *Weights) Logits(x [nf]float64) [3]float64 {
+	var z [3]float64
+	for k := 0; k < 3; k++ {
+		z[k] = w.Bias[k]
+		for j := 0; j < nf; j++ {
+			z[k] += w.W[k][j] * (x[j] - w.Mean[j]) / w.Std[j]
+		}
+	}
+	return z
+}
+
+// Verifier is the lexical backend.
+type Verifier struct {
+	w       *Weights
+	stats   Stats
+	version string
+}
+
+// New makes a verifier from a weights file ("" for the embedded default).
+func New(opts adjudicate.Options) (adjudicate.Verifier, error) {
+	b := defaultWeights
+	if opts.Weights != "" {
+		var err error
+		if b, err = os.ReadFile(opts.Weights); err != nil {
+			return nil, fmt.Errorf("read weights: %w", err)
+		}
+	}
+	w, err := ParseWeights(b)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return &Verifier{w: w, stats: opts.Stats, version: "lexical/" + hex.EncodeToString(sum[:6])}, nil
+}
+
+// Backend describes the lexical verifier for the registry.
+func Backend() adjudicate.Backend {
+	return adjudicate.Backend{Name: "lexical", Help: "pure-Go lexical/numeric verifier with embedded weights (default)", New: New}
+}
+
+// Version identifies the weights, for the verdict cache.
+func (v *Verifier) Version() string { return v.version }
+
+// PreferredBatchSize: verdicts are independent and cheap; batches only
+// amortise scheduling.
+func (v *Verifier) PreferredBatchSize() int { return 64 }
+
+// Verify computes features and logits for each pair.
+func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
+	out := make([]adjudicate.Verdict, len(batch))
+	for i, p := range batch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		x, best := Features(p, v.stats)
+		out[i] = adjudicate.Verdict{Logits: v.w.Logits(x), Passage: best, Rationale: rationale(p, x, best)}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rationale names the deciding passage and the features that decided.
+func rationale(p adjudicate.Pair, x [nf]float64, best int) string {
+	if best < 0 {
+		return "no evidence retrieved"
+	}
+	ev := p.Passages[best]
+	var why []string
+	why = append(why, fmt.Sprintf("covers %.0f%% of the claim's terms", 100*x[2]))
+	for _, f := range []struct {
+		i    int
+		what string
+	}{{7, "the number agrees"}, {8, "the number differs"}, {9, "no number to compare"}, {12, "the year agrees"}, {13, "the year differs"},
+		{14, "several years and none claimed"}, {15, "negation differs"}, {16, "an antonym crosses"}, {17, "the claim hedges"}, {5, "the claimed entity is absent"}} {
+		if x[f.i] > 0 {
+			why = append(why, f.what)
+		}
+	}
+	loc := ev.DocID
+	if ev.SpanID != "" {
+		loc += "/" + ev.SpanID
+	}
+	return fmt.Sprintf("%s [%d,%d): %s", loc, ev.Start, ev.End, strings.Join(why, "; "))
+}

@@ -1,0 +1,91 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/corpus"
+)
+
+// Retriever finds the evidence for a claim: the passages its cite anchors
+// name (a span id, or the best passages of a cited document) first, then
+// the best BM25 passages for its text, k in all.
+type Retriever struct {
+	Index *corpus.Index
+	K     int
+}
+
+// Pair retrieves a claim's passages.
+func (r Retriever) Pair(ctx context.Context, c claims.Claim) (adjudicate.Pair, error) {
+	pair := adjudicate.Pair{ClaimID: c.ID, Claim: c.Text}
+	seen := map[string]bool{}
+	add := func(h corpus.Hit, cited bool) {
+		if seen[h.ID] || len(pair.Passages) >= r.K {
+			return
+		}
+		seen[h.ID] = true
+		pair.Passages = append(pair.Passages, adjudicate.Passage{ID: h.ID, DocID: h.DocID, SpanID: h.SpanID,
+			Start: h.Start, End: h.End, Text: h.Text, Score: h.Score, Cited: cited})
+	}
+	for _, id := range c.Cite {
+		h, ok, err := r.Index.Passage(ctx, id)
+		if err != nil {
+			return pair, err
+		}
+		if ok {
+			add(h, true)
+			continue
+		}
+		hits, err := r.Index.SearchWithin(ctx, c.Text, id, r.K)
+		if err != nil {
+			return pair, err
+		}
+		for _, h := range hits {
+			add(h, true)
+		}
+	}
+	hits, err := r.Index.Search(ctx, c.Text, r.K)
+	if err != nil {
+		return pair, fmt.Errorf("retrieve for claim %s: %w", c.ID, err)
+	}
+	for _, h := range hits {
+		add(h, false)
+	}
+	return pair, nil
+}
+
+// Pairs retrieves the evidence of many claims with workers goroutines,
+// keeping their order.
+func (r Retriever) Pairs(ctx context.Context, cs []claims.Claim, workers int) ([]adjudicate.Pair, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]adjudicate.Pair, len(cs))
+	errs := make([]error, len(cs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = r.Pair(ctx, cs[i])
+			}
+		}()
+	}
+	for i := range cs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, ctx.Err()
+}
