@@ -64,10 +64,8 @@ func Train(examples []Example, stats Stats, opts TrainOptions) (*Weights, map[st
 	}
 	loss := func(p, grad []float64) float64 {
 		W, b := unpack(p)
-		if grad != nil {
-			for i := range grad {
-				grad[i] = 0
-			}
+		for i := range grad {
+			grad[i] = 0
 		}
 		total := 0.0
 		for i, x := range z {
