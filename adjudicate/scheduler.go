@@ -28,6 +28,8 @@ type Result struct {
 	Verdict Verdict
 	Err     error // the pair could not be adjudicated: why
 	Tries   int   // Verify calls made for its batch
+	// Latency is the pair's share of its batch's Verify time.
+	Latency time.Duration
 }
 
 type batch struct {
@@ -149,6 +151,7 @@ func verifyBatch(ctx context.Context, v Verifier, b *batch, opts SchedulerOption
 	var verdicts []Verdict
 	var err error
 	tries := 0
+	began := time.Now()
 	for attempt := 0; ; attempt++ {
 		tries++
 		verdicts, err = v.Verify(ctx, b.pairs)
@@ -167,8 +170,10 @@ func verifyBatch(ctx context.Context, v Verifier, b *batch, opts SchedulerOption
 			}
 		}
 	}
+	share := time.Since(began) / time.Duration(len(rs))
 	for i := range rs {
 		rs[i].Tries = tries
+		rs[i].Latency = share
 		if err != nil {
 			rs[i].Err = fmt.Errorf("verify batch of %d (after %d tries): %w", len(b.pairs), tries, err)
 			continue

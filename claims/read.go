@@ -310,3 +310,36 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Scan reads a claims file that has been validated and calls fn for each
+// claim in order, with the gold label from gold joined in. It does not hold
+// the claims in memory.
+func Scan(ctx context.Context, path string, gold map[string]Label, fn func(Claim) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open claims: %w", err)
+	}
+	defer f.Close()
+	errs := &jsonl.ErrorList{Limit: 100}
+	var fnErr error
+	err = eachRecord(ctx, f, path, errs, func(rec jsonl.Record) {
+		if fnErr != nil {
+			return
+		}
+		c, ok := parseClaim(rec)
+		if !ok {
+			return
+		}
+		if l, ok := gold[c.ID]; ok {
+			c.Label = l
+		}
+		fnErr = fn(c)
+	})
+	if err != nil {
+		return err
+	}
+	if fnErr != nil {
+		return fnErr
+	}
+	return errs.Err()
+}

@@ -172,6 +172,9 @@ func BuildIndex(ctx context.Context, dir string, c *Corpus, opts IndexOptions) (
 			os.RemoveAll(tmp)
 		}
 	}()
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("create index: %w", err)
+	}
 
 	began := time.Now()
 	counts, err := writeBleve(ctx, filepath.Join(tmp, bleveDir), c, opts)

@@ -10,6 +10,10 @@ import (
 // with rate and ETA when stderr is a terminal, a log line every few seconds
 // otherwise (nightly jobs keep readable logs).
 func newProgress(e *env, label string) func(done, total int) {
+	return newProgressUnit(e, label, "passages")
+}
+
+func newProgressUnit(e *env, label, unit string) func(done, total int) {
 	if isTerminal(e.stderr) {
 		var bar *progressbar.ProgressBar
 		return func(done, total int) {
@@ -19,7 +23,7 @@ func newProgress(e *env, label string) func(done, total int) {
 					progressbar.OptionSetDescription(label),
 					progressbar.OptionShowCount(),
 					progressbar.OptionShowIts(),
-					progressbar.OptionSetItsString("passages"),
+					progressbar.OptionSetItsString(unit),
 					progressbar.OptionSetPredictTime(true),
 					progressbar.OptionClearOnFinish(),
 					progressbar.OptionThrottle(100*time.Millisecond),

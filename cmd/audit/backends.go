@@ -1,0 +1,11 @@
+package main
+
+import (
+	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/lexical"
+)
+
+// backends is the one place verifier backends are listed.
+func backends() (*adjudicate.Registry, error) {
+	return adjudicate.NewRegistry(lexical.Backend())
+}

@@ -1,0 +1,200 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// SchemaVersion of the Parquet files; bumped on any column change.
+const SchemaVersion = "1"
+
+// Evidence is one retrieved passage of a record.
+type Evidence struct {
+	DocID  string  `parquet:"doc_id"`
+	SpanID *string `parquet:"span_id,optional"`
+	Start  int64   `parquet:"start"`
+	End    int64   `parquet:"end"`
+	Score  float64 `parquet:"score"`
+}
+
+// Record is one row of records.parquet: one claim and everything decided
+// about it (DESIGN.md "Names"). Null means unknown or not applicable.
+type Record struct {
+	ClaimID        string     `parquet:"claim_id"`
+	SourceID       string     `parquet:"source_id,dict"`
+	Text           string     `parquet:"text"`
+	ClaimType      string     `parquet:"claim_type,dict"`
+	Importance     string     `parquet:"importance,dict"`
+	GoldLabel      *string    `parquet:"gold_label,optional,dict"`
+	PredictedLabel *string    `parquet:"predicted_label,optional,dict"`
+	Abstained      bool       `parquet:"abstained"`
+	AbstainReason  *string    `parquet:"abstain_reason,optional,dict"`
+	Confidence     *float64   `parquet:"confidence,optional"`
+	PSupported     *float64   `parquet:"p_supported,optional"`
+	PUnsupported   *float64   `parquet:"p_unsupported,optional"`
+	PInsufficient  *float64   `parquet:"p_insufficient,optional"`
+	RawPSupported  *float64   `parquet:"raw_p_supported,optional"`
+	RawPUnsupp     *float64   `parquet:"raw_p_unsupported,optional"`
+	RawPInsuff     *float64   `parquet:"raw_p_insufficient,optional"`
+	LogitSupported *float64   `parquet:"logit_supported,optional"`
+	LogitUnsupp    *float64   `parquet:"logit_unsupported,optional"`
+	LogitInsuff    *float64   `parquet:"logit_insufficient,optional"`
+	Temperature    float64    `parquet:"temperature"`
+	Correct        *bool      `parquet:"correct,optional"`
+	Tier1FA        bool       `parquet:"tier1_fa"`
+	Tier2FA        bool       `parquet:"tier2_fa"`
+	Action         string     `parquet:"action,dict"`
+	Verdict        string     `parquet:"verdict,dict"`
+	NumericCheck   *string    `parquet:"numeric_check,optional,dict"`
+	NumericPolicy  *string    `parquet:"numeric_policy,optional,dict"`
+	Evidence       []Evidence `parquet:"evidence,list"`
+	Rationale      string     `parquet:"rationale"`
+	Error          *string    `parquet:"error,optional"`
+	LatencyMS      float64    `parquet:"latency_ms"`
+	Verifier       string     `parquet:"verifier,dict"`
+	RunID          string     `parquet:"run_id,dict"`
+}
+
+// RowGroupRows bounds a row group, so readers stream large files.
+const RowGroupRows = 64 * 1024
+
+// AtomicFile is a file written under a temporary name and renamed into
+// place by Commit; Abort (or a crash) leaves nothing that looks complete.
+type AtomicFile struct {
+	f    *os.File
+	path string
+	done bool
+}
+
+// CreateAtomic starts writing path.
+func CreateAtomic(path string) (*AtomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", filepath.Base(path), err)
+	}
+	return &AtomicFile{f: f, path: path}, nil
+}
+
+func (a *AtomicFile) Write(p []byte) (int, error) { return a.f.Write(p) }
+
+// Commit syncs, closes and renames the file into place.
+func (a *AtomicFile) Commit() error {
+	if a.done {
+		return errors.New("atomic file already finished")
+	}
+	a.done = true
+	err := a.f.Chmod(0o644)
+	if err == nil {
+		err = a.f.Sync()
+	}
+	if cerr := a.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(a.f.Name(), a.path)
+	}
+	if err != nil {
+		os.Remove(a.f.Name())
+		return fmt.Errorf("write %s: %w", filepath.Base(a.path), err)
+	}
+	return nil
+}
+
+// Abort discards the file.
+func (a *AtomicFile) Abort() {
+	if !a.done {
+		a.done = true
+		a.f.Close()
+		os.Remove(a.f.Name())
+	}
+}
+
+// Meta is the key-value metadata of every Parquet file of a run.
+type Meta struct {
+	RunID       string
+	ToolVersion string
+}
+
+func writerOptions(m Meta) []parquet.WriterOption {
+	return []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{}),
+		parquet.MaxRowsPerRowGroup(RowGroupRows),
+		parquet.KeyValueMetadata("claimaudit.run_id", m.RunID),
+		parquet.KeyValueMetadata("claimaudit.tool_version", m.ToolVersion),
+		parquet.KeyValueMetadata("claimaudit.schema_version", SchemaVersion),
+	}
+}
+
+// ParquetWriter streams rows of T into an atomic file.
+type ParquetWriter[T any] struct {
+	file *AtomicFile
+	w    *parquet.GenericWriter[T]
+	rows int
+}
+
+// NewParquetWriter starts writing path.
+func NewParquetWriter[T any](path string, m Meta) (*ParquetWriter[T], error) {
+	f, err := CreateAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	return &ParquetWriter[T]{file: f, w: parquet.NewGenericWriter[T](f, writerOptions(m)...)}, nil
+}
+
+// Write appends rows.
+func (p *ParquetWriter[T]) Write(rows ...T) error {
+	if _, err := p.w.Write(rows); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(p.file.path), err)
+	}
+	p.rows += len(rows)
+	return nil
+}
+
+// Close finishes the file and moves it into place.
+func (p *ParquetWriter[T]) Close() error {
+	if err := p.w.Close(); err != nil {
+		p.file.Abort()
+		return fmt.Errorf("finish %s: %w", filepath.Base(p.file.path), err)
+	}
+	return p.file.Commit()
+}
+
+// Abort discards the file.
+func (p *ParquetWriter[T]) Abort() { p.file.Abort() }
+
+// ReadParquet reads every row of a Parquet file of T.
+func ReadParquet[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	r := parquet.NewGenericReader[T](pf)
+	defer r.Close()
+	out := make([]T, 0, pf.NumRows())
+	buf := make([]T, 1024)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+}
