@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench demo demo-data weights fuzz clean
+.PHONY: all build test race lint tidy-check bench bench-e2e demo demo-data weights fuzz clean
 
 all: lint test build
 
@@ -40,9 +40,23 @@ tidy-check:
 	  echo "go.mod/go.sum drift: run 'go mod tidy' and commit"; exit 1; fi; \
 	rm -rf $$tmp
 
-## bench: every package's benchmarks; figures go in BENCHMARKS.md by hand
-bench:
+## bench: every package's benchmarks, then end-to-end runs; figures go in
+## BENCHMARKS.md by hand
+bench: bench-e2e
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## bench-e2e: audit run on generated data (seed 202) at 10k and 100k claims, with
+## wall time and peak memory from GNU time
+E2E_DIR := .cache/bench
+bench-e2e: build
+	@for n in 10000 100000; do \
+	  $(BIN)/audit gen --out $(E2E_DIR)/data-$$n --claims $$n --docs 10000 --seed 202 > /dev/null; \
+	  rm -rf $(E2E_DIR)/out-$$n; \
+	  echo "== $$n claims, 10000 documents, k=5"; \
+	  /usr/bin/time -f "   wall %es, peak RSS %M KiB" $(BIN)/audit run --log-level warn \
+	    --corpus $(E2E_DIR)/data-$$n/corpus.jsonl --spans $(E2E_DIR)/data-$$n/spans.jsonl \
+	    --claims $(E2E_DIR)/data-$$n/claims.jsonl --gold $(E2E_DIR)/data-$$n/gold.jsonl --out $(E2E_DIR)/out-$$n; \
+	done
 
 ## fuzz: a short run of every fuzz target (each target alone, as go test requires)
 FUZZTIME ?= 10s
@@ -55,9 +69,8 @@ fuzz:
 ## demo: the README's main command on the committed demo set
 DEMO := benchdata/demo
 demo: build
-	$(BIN)/audit validate --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl --claims $(DEMO)/claims.jsonl --gold $(DEMO)/gold.jsonl
-	$(BIN)/audit index --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl --index $(DEMO_OUT)/index
-	$(BIN)/audit search --index $(DEMO_OUT)/index --k 3 "$$(head -n 1 $(DEMO)/claims.jsonl | sed 's/.*"text":"\([^"]*\)".*/\1/')"
+	$(BIN)/audit run --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl \
+	  --claims $(DEMO)/claims.jsonl --gold $(DEMO)/gold.jsonl --out $(DEMO_OUT)
 
 ## weights: rebuild the lexical verifier's embedded weights, byte for byte, from a
 ## generated training split (seed 101; the demo uses 2026 and benchmarks 202)

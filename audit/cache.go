@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 var verdictBucket = []byte("verdicts")
@@ -26,6 +28,9 @@ type Cache struct {
 // OpenCache opens (or creates) a verdict cache file.
 func OpenCache(path string) (*Cache, error) {
 	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 2 * time.Second})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("open verdict cache %s: it is locked (is another 'audit run' writing to the same --out folder?)", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open verdict cache %s: %w", path, err)
 	}

@@ -111,6 +111,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, err
 	}
+	// A run killed part way leaves its spool behind; it is never reused.
+	if stale, _ := filepath.Glob(filepath.Join(o.OutDir, ".spool-*.jsonl")); len(stale) > 0 {
+		for _, f := range stale {
+			os.Remove(f)
+		}
+	}
 	ens, err := corpus.EnsureIndex(ctx, corpus.EnsureRequest{Dir: o.IndexDir, CorpusPath: o.CorpusPath, SpansPath: o.SpansPath})
 	if err != nil {
 		return nil, err
@@ -160,6 +166,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		func(r adjudicate.Result) error {
 			c := <-byIndex
 			s := spooled{Claim: c, Passages: r.Pair.Passages, Verdict: r.Verdict, LatencyMS: float64(r.Latency.Microseconds()) / 1000}
+			res.Elapsed["verify_busy"] += r.Latency
 			if r.Err != nil {
 				s.Err = r.Err.Error()
 				res.Errors++
@@ -227,7 +234,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			w.Abort()
 			return nil, fmt.Errorf("read spool: %w", err)
 		}
-		rec, out := o.decide(s, res.Temperature, res.RunID)
+		rec, out := o.decide(s, res.Temperature, res.RunID, true)
 		if rec.Abstained {
 			res.Abstained++
 		}
@@ -335,13 +342,14 @@ func (o *Options) outcomes(spool *os.File, t float64) ([]metrics.Outcome, error)
 		} else if err != nil {
 			return nil, fmt.Errorf("read spool: %w", err)
 		}
-		_, out := o.decide(s, t, "")
+		_, out := o.decide(s, t, "", false)
 		outs = append(outs, out)
 	}
 }
 
-// decide turns a verified claim into its record and metrics outcome.
-func (o *Options) decide(s spooled, t float64, runID string) (reports.Record, metrics.Outcome) {
+// decide turns a verified claim into its record and metrics outcome;
+// full=false skips what only the record needs (the numeric fact check).
+func (o *Options) decide(s spooled, t float64, runID string, full bool) (reports.Record, metrics.Outcome) {
 	c := s.Claim
 	rec := reports.Record{ClaimID: c.ID, SourceID: c.SourceID, Text: c.Text, ClaimType: c.Type, Importance: c.Importance,
 		Temperature: t, Rationale: s.Verdict.Rationale, LatencyMS: s.LatencyMS, Verifier: o.VerifierName, RunID: runID}
@@ -395,7 +403,7 @@ func (o *Options) decide(s spooled, t float64, runID string) (reports.Record, me
 	}
 	rec.Action = action(out, rec.Confidence)
 	rec.Verdict = metrics.VerdictOf(out, t)
-	if c.Type == "numeric" || len(claims.FindNumbers(c.Text)) > 0 {
+	if full && (c.Type == "numeric" || len(claims.FindNumbers(c.Text)) > 0) {
 		var facts []claims.Fact
 		for _, p := range s.Passages {
 			facts = append(facts, claims.FactsFromText(p.ID, p.Text)...)

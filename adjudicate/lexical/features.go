@@ -9,6 +9,7 @@ import (
 	"github.com/blevesearch/go-porterstemmer"
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/sentence"
 )
 
 // FeatureNames lists the model's inputs in order. Changing them changes
@@ -20,8 +21,10 @@ var FeatureNames = []string{
 	"bm25", "coverage_x_number_verified", "coverage_x_number_mismatch", "coverage_x_negation",
 }
 
-// FeatureVersion names the feature set; weights record it.
-const FeatureVersion = 1
+// FeatureVersion names the feature set; weights record it. 2: entities
+// matched on normalised tokens; negation and antonyms judged on the passage
+// sentence that best matches the claim.
+const FeatureVersion = 2
 
 const nf = 23
 
@@ -29,15 +32,24 @@ const nf = 23
 type Stats = adjudicate.CorpusStats
 
 type doc struct {
-	text     string
-	stems    []string // content-word stems, in order
-	stemSet  map[string]bool
-	bigrams  map[[2]string]bool
-	years    map[string]bool
-	negated  bool
-	words    map[string]bool // lower-case words
-	numbers  []claims.Mention
-	lowerRaw string
+	text    string
+	stems   []string // content-word stems, in order
+	stemSet map[string]bool
+	bigrams map[[2]string]bool
+	years   map[string]bool
+	negated bool
+	words   map[string]bool // lower-case words
+	numbers []claims.Mention
+	norm    string // normalise(text)
+	// sentences of a passage with their negation flags and words, so
+	// negation and antonyms are judged where the claim is stated.
+	sentences []sentenceInfo
+}
+
+type sentenceInfo struct {
+	stems   map[string]bool
+	words   map[string]bool
+	negated bool
 }
 
 var (
@@ -98,32 +110,82 @@ func analyse(text string) doc {
 	}
 	d.negated = reNeg.MatchString(text)
 	d.numbers = claims.FindNumbers(text)
-	d.lowerRaw = strings.ToLower(text)
+	d.norm = normalise(text)
 	return d
 }
 
-// entities are runs of capitalised words not at the start of the text.
+// withSentences adds the per-sentence view a passage needs.
+func withSentences(d doc) doc {
+	runes := []rune(d.text)
+	for _, sp := range sentence.Split(runes) {
+		t := string(runes[sp[0]:sp[1]])
+		si := sentenceInfo{stems: map[string]bool{}, words: map[string]bool{}, negated: reNeg.MatchString(t)}
+		for _, w := range reWord.FindAllString(t, -1) {
+			lw := strings.ToLower(w)
+			si.words[lw] = true
+			if !stop[lw] {
+				si.stems[stem(lw)] = true
+			}
+		}
+		d.sentences = append(d.sentences, si)
+	}
+	return d
+}
+
+// bestSentence is the passage sentence sharing most content stems with the claim.
+func (p doc) bestSentence(c claimInfo) sentenceInfo {
+	best, bestHits := sentenceInfo{words: p.words, negated: p.negated}, -1
+	for _, s := range p.sentences {
+		hits := 0
+		for _, st := range c.stems {
+			if s.stems[st] {
+				hits++
+			}
+		}
+		if hits > bestHits {
+			best, bestHits = s, hits
+		}
+	}
+	return best
+}
+
+// entities are runs of capitalised words (a run ends at punctuation or a
+// bracket), normalised to lower-case alphanumeric tokens so that "Guns N'
+// Roses" matches "Guns N ' Roses" in tokenised text.
 func entities(text string) []string {
 	var out []string
 	words := strings.Fields(text)
 	for i := 0; i < len(words); i++ {
 		w := strings.Trim(words[i], ".,;:!?()\"'")
-		if w == "" || !unicode.IsUpper([]rune(w)[0]) || (i == 0 && stop[strings.ToLower(w)]) {
+		if w == "" || strings.HasPrefix(words[i], "(") || !unicode.IsUpper([]rune(w)[0]) || (i == 0 && stop[strings.ToLower(w)]) {
 			continue
 		}
+		run := []string{w}
 		j := i + 1
-		for j < len(words) {
+		for j < len(words) && !strings.ContainsAny(words[j-1][len(words[j-1])-1:], ",;:.!?)") {
 			x := strings.Trim(words[j], ".,;:!?()\"'")
-			if x == "" || !unicode.IsUpper([]rune(x)[0]) {
+			if x == "" || strings.HasPrefix(words[j], "(") || !unicode.IsUpper([]rune(x)[0]) {
 				break
 			}
-			w += " " + x
+			run = append(run, x)
 			j++
 		}
-		out = append(out, w)
+		if e := normalise(strings.Join(run, " ")); e != "" {
+			out = append(out, e)
+		}
 		i = j - 1
 	}
 	return out
+}
+
+// normalise lower-cases text and keeps its letters and digits as
+// space-separated tokens, framed by spaces for whole-token matching.
+func normalise(s string) string {
+	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(f) == 0 {
+		return ""
+	}
+	return " " + strings.Join(f, " ") + " "
 }
 
 type claimInfo struct {
@@ -177,7 +239,7 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 	if len(c.entities) > 0 {
 		hit := 0
 		for _, e := range c.entities {
-			if strings.Contains(p.lowerRaw, strings.ToLower(e)) {
+			if strings.Contains(p.norm, e) {
 				hit++
 			}
 		}
@@ -238,11 +300,12 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 	if len(c.years) == 0 && len(p.years) >= 2 {
 		f[14] = 1
 	}
-	if c.negated != p.negated {
+	bs := p.bestSentence(c)
+	if c.negated != bs.negated {
 		f[15] = 1
 	}
 	for w := range c.words {
-		if a, ok := antonyms[w]; ok && p.words[a] && !p.words[w] {
+		if a, ok := antonyms[w]; ok && bs.words[a] && !bs.words[w] {
 			f[16] = 1
 			break
 		}
@@ -284,7 +347,7 @@ func Features(pair adjudicate.Pair, stats Stats) ([nf]float64, int) {
 	best, bestF := -1, [nf]float64{}
 	anyEntity := len(c.entities) == 0
 	for i, p := range pair.Passages {
-		pd := analyse(p.Text)
+		pd := withSentences(analyse(p.Text))
 		f := passageFeatures(c, pd, p.Score)
 		if f[4] > 0 && len(c.entities) > 0 {
 			anyEntity = true

@@ -151,6 +151,11 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	for _, k := range []string{"validate_and_index", "retrieve_and_verify", "calibrate", "decide_and_write"} {
 		stages = append(stages, fmt.Sprintf("%s %.2fs", k, s.Seconds[k]))
 	}
-	fmt.Fprintf(e.stdout, "  time: %s\n", strings.Join(stages, ", "))
+	total := 0.0
+	for _, k := range []string{"validate_and_index", "retrieve_and_verify", "calibrate", "decide_and_write"} {
+		total += s.Seconds[k]
+	}
+	fmt.Fprintf(e.stdout, "  time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
+		float64(s.Claims)/total, s.Seconds["verify_busy"], 100*s.Seconds["verify_busy"]/total)
 	return nil
 }

@@ -1,0 +1,204 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/lexical"
+	"github.com/claimaudit/claimaudit/reports"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const demo = "../benchdata/demo/"
+
+func demoOptions(t *testing.T, out string) Options {
+	return Options{
+		CorpusPath: demo + "corpus.jsonl", SpansPath: demo + "spans.jsonl",
+		ClaimsPath: demo + "claims.jsonl", GoldPath: demo + "gold.jsonl",
+		OutDir: out, IndexDir: filepath.Join(t.TempDir(), "index"), VerifierName: "lexical",
+		NewVerifier: func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
+			return lexical.New(adjudicate.Options{Stats: s})
+		},
+	}
+}
+
+// records reads a run's records without the one column that measures time.
+func records(t *testing.T, dir string) []reports.Record {
+	rs, err := reports.ReadParquet[reports.Record](filepath.Join(dir, "records.parquet"))
+	require.NoError(t, err)
+	for i := range rs {
+		rs[i].LatencyMS = 0
+	}
+	return rs
+}
+
+func TestRecordsIndependentOfBatchingAndWorkers(t *testing.T) {
+	var want []reports.Record
+	for _, c := range []struct{ batch, workers int }{{1, 1}, {7, 4}, {64, 1}, {64, 4}} {
+		out := t.TempDir()
+		o := demoOptions(t, out)
+		o.BatchSize, o.Workers = c.batch, c.workers
+		res, err := Run(context.Background(), o)
+		require.NoError(t, err)
+		require.Equal(t, 600, res.Records, "every claim is a record")
+		got := records(t, out)
+		if want == nil {
+			want = got
+			continue
+		}
+		assert.Equal(t, want, got, "batch %d, workers %d", c.batch, c.workers)
+	}
+}
+
+// counting wraps a verifier and counts the pairs it is asked about.
+type counting struct {
+	adjudicate.Verifier
+	pairs atomic.Int64
+}
+
+func (c *counting) Verify(ctx context.Context, b []adjudicate.Pair) ([]adjudicate.Verdict, error) {
+	c.pairs.Add(int64(len(b)))
+	return c.Verifier.Verify(ctx, b)
+}
+
+func (c *counting) Version() string { return c.Verifier.(adjudicate.Versioner).Version() }
+
+// An interrupted run leaves no records file; --resume then reuses the cached
+// verdicts and ends with records identical to an uninterrupted run. (A
+// cancelled context leaves the same on-disk state as SIGKILL at that point:
+// records are only written at the end, and the cache commits whole batches
+// in bbolt transactions, which a crash rolls back.)
+func TestResumeAfterInterruption(t *testing.T) {
+	clean := t.TempDir()
+	_, err := Run(context.Background(), demoOptions(t, clean))
+	require.NoError(t, err)
+
+	out := t.TempDir()
+	var first, second *counting
+	o := demoOptions(t, out)
+	o.Resume, o.BatchSize = true, 16
+	o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
+		v, err := lexical.New(adjudicate.Options{Stats: s})
+		first = &counting{Verifier: v}
+		return first, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	o.Progress = func(done, _ int) {
+		if done == 300 {
+			cancel()
+		}
+	}
+	_, err = Run(ctx, o)
+	require.ErrorIs(t, err, context.Canceled)
+	_, statErr := os.Stat(filepath.Join(out, "records.parquet"))
+	assert.True(t, os.IsNotExist(statErr), "an interrupted run writes no records file")
+
+	o = demoOptions(t, out)
+	o.IndexDir = filepath.Join(t.TempDir(), "index2")
+	o.Resume = true
+	o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
+		v, err := lexical.New(adjudicate.Options{Stats: s})
+		second = &counting{Verifier: v}
+		return second, err
+	}
+	_, err = Run(context.Background(), o)
+	require.NoError(t, err)
+	assert.Less(t, second.pairs.Load(), int64(600-290), "the resumed run verifies only what the first did not finish")
+	assert.Equal(t, records(t, clean), records(t, out), "resumed records equal an uninterrupted run's")
+}
+
+// failing fails every batch that holds one of the marked claims.
+type failing struct {
+	adjudicate.Verifier
+	bad map[string]bool
+}
+
+func (f *failing) Verify(ctx context.Context, b []adjudicate.Pair) ([]adjudicate.Verdict, error) {
+	for _, p := range b {
+		if f.bad[p.ClaimID] {
+			return nil, errors.New("backend crashed")
+		}
+	}
+	return f.Verifier.Verify(ctx, b)
+}
+
+func TestFailingBackendGivesPerClaimErrors(t *testing.T) {
+	for _, c := range []struct {
+		bad     []string
+		tooMany bool
+	}{{[]string{"c_0000010"}, false}, {[]string{"c_0000010", "c_0000200", "c_0000400", "c_0000500"}, true}} {
+		out := t.TempDir()
+		o := demoOptions(t, out)
+		o.BatchSize = 2 // each bad claim takes one neighbour down with it
+		bad := map[string]bool{}
+		for _, id := range c.bad {
+			bad[id] = true
+		}
+		o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
+			v, err := lexical.New(adjudicate.Options{Stats: s})
+			return &failing{Verifier: v, bad: bad}, err
+		}
+		res, err := Run(context.Background(), o)
+		if c.tooMany {
+			assert.ErrorIs(t, err, ErrTooManyErrors, "8 of 600 is over the 1% bound")
+		} else {
+			assert.NoError(t, err, "2 of 600 is within the 1% bound")
+		}
+		require.NotNil(t, res)
+		assert.Equal(t, 2*len(c.bad), res.Errors)
+		rs := records(t, out)
+		require.Len(t, rs, 600, "failed claims are records too")
+		n := 0
+		for _, r := range rs {
+			if r.Error != nil {
+				n++
+				assert.True(t, r.Abstained)
+				assert.Equal(t, ReasonError, *r.AbstainReason)
+				assert.Contains(t, *r.Error, "backend crashed")
+				assert.Nil(t, r.PredictedLabel)
+			}
+		}
+		assert.Equal(t, 2*len(c.bad), n)
+	}
+}
+
+func TestRecordColumns(t *testing.T) {
+	out := t.TempDir()
+	o := demoOptions(t, out)
+	o.AbstainBelow = 0.6
+	_, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	rs := records(t, out)
+	reasons := map[string]int{}
+	for _, r := range rs {
+		require.NotNil(t, r.GoldLabel)
+		require.NotNil(t, r.Confidence)
+		if r.Abstained {
+			reasons[*r.AbstainReason]++
+			assert.Nil(t, r.PredictedLabel)
+			assert.Nil(t, r.Correct)
+			assert.Less(t, *r.Confidence, 0.6)
+			assert.Equal(t, "ABSTAIN", r.Action)
+			continue
+		}
+		require.NotNil(t, r.PredictedLabel)
+		assert.Equal(t, *r.PredictedLabel == *r.GoldLabel, *r.Correct)
+		assert.Equal(t, *r.PredictedLabel == "supported" && *r.GoldLabel != "supported", r.Tier1FA)
+		assert.InDelta(t, 1, *r.PSupported+*r.PUnsupported+*r.PInsufficient, 1e-9)
+		assert.NotEmpty(t, r.Evidence)
+		assert.NotEmpty(t, r.Rationale)
+		assert.Contains(t, []string{"CONTINUE", "BRANCH"}, r.Action)
+		assert.Contains(t, []string{"supported", "weak", "contradicted", "not_found"}, r.Verdict)
+		if r.ClaimType == "numeric" {
+			require.NotNil(t, r.NumericCheck)
+			assert.Contains(t, []string{"verified", "mismatch", "unverifiable"}, *r.NumericCheck)
+		}
+	}
+	assert.Positive(t, reasons[ReasonLowConfidence], "--abstain-below 0.6 abstains some claims")
+}
