@@ -66,6 +66,8 @@ func TestExitCodes(t *testing.T) {
 		{"valid claims and gold", []string{"validate", "--claims", "../../claims/testdata/extract/claims.golden.jsonl"}, exitOK},
 		{"invalid claims", []string{"validate", "--claims", "../../claims/testdata/defects/claims.jsonl"}, exitInput},
 		{"gold without claims", []string{"validate", "--gold", "x.jsonl"}, exitInput},
+		{"run with invalid claims", []string{"run", "--corpus", demo + "corpus.jsonl", "--claims", "../../claims/testdata/defects/claims.jsonl", "--out", t.TempDir()}, exitInput},
+		{"run with unknown verifier", []string{"run", "--corpus", demo + "corpus.jsonl", "--claims", "../../claims/testdata/extract/claims.golden.jsonl", "--out", t.TempDir(), "--verifier", "x"}, exitInput},
 		{"bad log level", []string{"validate", "--log-level", "loud", "--corpus", demo + "corpus.jsonl"}, exitInput},
 	}
 	for _, tt := range tests {
