@@ -175,26 +175,8 @@ func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error
 }
 
 func eachRecord(ctx context.Context, r io.Reader, file string, errs *jsonl.ErrorList, check func(jsonl.Record)) error {
-	lr := jsonl.NewLineReader(r, 0)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, lineNo, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if errors.Is(err, jsonl.ErrLineTooLong) {
-			errs.Add(file, lineNo, 0, "", err)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if rec, ok := jsonl.ParseRecord(file, lineNo, line, errs); ok {
-			check(rec)
-		}
-	}
+	_, err := jsonl.Each(ctx, r, file, 0, errs, check)
+	return err
 }
 
 // parseClaim reads and checks one claim record; ok is false when it had

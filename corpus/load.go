@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -294,27 +293,7 @@ func clip(s string) string {
 }
 
 func (v *Validator) eachRecord(ctx context.Context, r io.Reader, file string, check func(jsonl.Record)) error {
-	lr := jsonl.NewLineReader(r, v.opts.MaxLineBytes)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, lineNo, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if errors.Is(err, jsonl.ErrLineTooLong) {
-			v.errs.Add(file, lineNo, 0, "", err)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		v.records++
-		rec, ok := jsonl.ParseRecord(file, lineNo, line, &v.errs)
-		if !ok {
-			continue
-		}
-		check(rec)
-	}
+	n, err := jsonl.Each(ctx, r, file, v.opts.MaxLineBytes, &v.errs, check)
+	v.records += n
+	return err
 }

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -316,4 +317,34 @@ func IsBlank(s string) bool {
 		}
 	}
 	return true
+}
+
+// Each reads a JSONL stream and calls fn with every line that parses as an
+// object; defects (overlong lines, bad JSON) go to errs. maxLine <= 0 means
+// DefaultMaxLineBytes. It returns the number of non-blank lines read; the
+// error is an I/O failure or ctx's.
+func Each(ctx context.Context, r io.Reader, file string, maxLine int, errs *ErrorList, fn func(Record)) (int, error) {
+	lr := NewLineReader(r, maxLine)
+	n := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		line, lineNo, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if errors.Is(err, ErrLineTooLong) {
+			n++
+			errs.Add(file, lineNo, 0, "", err)
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+		if rec, ok := ParseRecord(file, lineNo, line, errs); ok {
+			fn(rec)
+		}
+	}
 }
