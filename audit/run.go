@@ -58,6 +58,7 @@ type Options struct {
 	Resume            bool    // reuse verdicts cached in OutDir/.cache
 	MaxErrorRate      float64 // adjudication errors above this share of claims fail the run; default 0.01
 	ToolVersion       string
+	Gates             []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 
 	Progress func(done, total int)
 }
@@ -72,6 +73,7 @@ type Result struct {
 	Temperature float64
 	Outcomes    []metrics.Outcome
 	Elapsed     map[string]time.Duration
+	Tables      *reports.Tables
 }
 
 // ErrTooManyErrors fails a run whose adjudication errors exceed the bound;
@@ -249,6 +251,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Elapsed["decide_and_write"] = time.Since(t3)
+
+	// 5. Every report file, from the same outcomes.
+	t4 := time.Now()
+	res.Tables, err = reports.Compute(reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
+		Temperature: res.Temperature, Calibration: res.Calibration, Seed: o.Seed, Manifest: o.manifest(ens.Manifest.Inputs, res, v)})
+	if err != nil {
+		return nil, err
+	}
+	res.Tables.Summary.Gates = reports.Check(o.Gates, res.Tables.Summary.Metrics)
+	if err := res.Tables.Write(o.OutDir); err != nil {
+		return nil, err
+	}
+	res.Elapsed["reports"] = time.Since(t4)
 	if res.Records > 0 && float64(res.Errors) > o.MaxErrorRate*float64(res.Records) {
 		return res, fmt.Errorf("%w: %d of %d (bound %.1f%%); see the error column of records.parquet",
 			ErrTooManyErrors, res.Errors, res.Records, 100*o.MaxErrorRate)
@@ -401,6 +416,7 @@ func (o *Options) decide(s spooled, t float64, runID string, full bool) (reports
 			rec.Tier2FA = out.Predicted != metrics.Unsupported && out.Gold == metrics.Unsupported
 		}
 	}
+	out = reports.OutcomeOf(rec) // the one mapping `audit report` uses too
 	rec.Action = action(out, rec.Confidence)
 	rec.Verdict = metrics.VerdictOf(out, t)
 	if full && (c.Type == "numeric" || len(claims.FindNumbers(c.Text)) > 0) {
@@ -428,6 +444,38 @@ func action(o metrics.Outcome, conf *float64) string {
 		return "BRANCH"
 	}
 	return "CONTINUE"
+}
+
+// manifest is the audit trail of a run (seed 002 §9): inputs and their
+// hashes, settings, versions, counts and per-stage timings.
+func (o *Options) manifest(inputs []corpus.Input, res *Result, v adjudicate.Verifier) map[string]any {
+	files := []map[string]any{}
+	for _, in := range inputs {
+		files = append(files, map[string]any{"role": in.Role, "path": in.Path, "sha256": in.SHA256, "bytes": in.Bytes})
+	}
+	for role, p := range map[string]string{"claims": o.ClaimsPath, "gold": o.GoldPath} {
+		if p != "" {
+			sum, n, _ := corpus.HashFile(p)
+			files = append(files, map[string]any{"role": role, "path": p, "sha256": sum, "bytes": n})
+		}
+	}
+	version := o.VerifierName
+	if vv, ok := v.(adjudicate.Versioner); ok {
+		version = vv.Version()
+	}
+	timings := map[string]float64{}
+	for k, d := range res.Elapsed {
+		timings[k] = d.Seconds()
+	}
+	return map[string]any{
+		"inputs": files,
+		"settings": map[string]any{"k": o.K, "batch_size": o.BatchSize, "workers": o.Workers, "abstain_below": o.AbstainBelow,
+			"min_retrieval_score": o.MinRetrievalScore, "calibrate": o.Calibrate, "temperature": res.Temperature,
+			"ece_threshold": o.ECEThreshold, "seed": o.Seed, "resume": o.Resume, "index": o.IndexDir},
+		"verifier":        map[string]any{"name": o.VerifierName, "version": version},
+		"counts":          map[string]any{"claims": res.Records, "abstained": res.Abstained, "errors": res.Errors},
+		"timings_seconds": timings,
+	}
 }
 
 // runID is a hash of the inputs, settings and verifier: the same

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
@@ -197,4 +198,34 @@ func ReadParquet[T any](path string) ([]T, error) {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
 	}
+}
+
+// OutcomeOf reduces a record to what metrics need. The pipeline uses it
+// too, so a report recomputed from records.parquet equals the run's.
+func OutcomeOf(r Record) metrics.Outcome {
+	o := metrics.Outcome{Gold: metrics.Unknown, Abstained: r.Abstained, Type: r.ClaimType, Source: r.SourceID,
+		Importance: r.Importance, LatencyMS: r.LatencyMS}
+	if r.GoldLabel != nil {
+		o.Gold = classNamed(*r.GoldLabel)
+	}
+	if r.PredictedLabel != nil {
+		o.Predicted = classNamed(*r.PredictedLabel)
+	}
+	if r.LogitSupported != nil && r.LogitUnsupp != nil && r.LogitInsuff != nil {
+		o.Scored = true
+		o.Logits = [3]float64{*r.LogitSupported, *r.LogitUnsupp, *r.LogitInsuff}
+		if r.Abstained {
+			o.Predicted = metrics.Argmax(o.Logits)
+		}
+	}
+	return o
+}
+
+func classNamed(s string) metrics.Class {
+	for i, n := range metrics.ClassNames {
+		if n == s {
+			return metrics.Class(i)
+		}
+	}
+	return metrics.Unknown
 }

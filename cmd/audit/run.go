@@ -8,13 +8,13 @@ import (
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/audit"
-	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
 )
 
 func newRunCmd(e *env) *cobra.Command {
 	var o audit.Options
-	var verifier, weights string
+	var verifier, weights, failOn string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "run --corpus F [--spans F] --claims F [--gold F] --out DIR",
@@ -53,6 +53,10 @@ are written, each saying why).`,
 			if o.K < 1 || o.Workers < 0 || o.BatchSize < 0 || o.AbstainBelow < 0 || o.AbstainBelow > 1 {
 				return usageErrorf("--k must be >= 1, --workers and --batch-size >= 0, --abstain-below in [0, 1]")
 			}
+			gates, err := reports.ParseGates(failOn)
+			if err != nil {
+				return usageErrorf("--fail-on: %v", err)
+			}
 			reg, err := backends()
 			if err != nil {
 				return err
@@ -67,18 +71,20 @@ are written, each saying why).`,
 				return reg.New(verifier, adjudicate.Options{Weights: weights, Stats: stats})
 			}
 			o.ToolVersion = version()
+			o.Gates = gates
 			o.Progress = newProgressUnit(e, "verifying claims", "claims")
 			res, err := audit.Run(cmd.Context(), o)
 			if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 				return err
 			}
+			results := res.Tables.Summary.Gates
 			if perr := printRunSummary(e, res, o, asJSON); perr != nil {
 				return perr
 			}
 			if err != nil {
 				return &exitError{code: exitInternal, err: err}
 			}
-			return nil
+			return gateError(results)
 		},
 	}
 	f := cmd.Flags()
@@ -100,62 +106,47 @@ are written, each saying why).`,
 	f.Float64Var(&o.ECEThreshold, "ece-threshold", 0.10, "auto calibration applies when the raw 10-bin ECE exceeds this")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for calibration cross-fitting folds")
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
-	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.StringVar(&failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
+	f.BoolVar(&asJSON, "json", false, "print summary.json on stdout instead of tables")
 	return cmd
 }
 
-type runSummary struct {
-	RunID              string             `json:"run_id"`
-	Records            string             `json:"records"`
-	Claims             int                `json:"claims"`
-	Abstained          int                `json:"abstained"`
-	Errors             int                `json:"errors"`
-	Temperature        float64            `json:"temperature"`
-	CalibrationApplied bool               `json:"calibration_applied"`
-	ECE10Before        float64            `json:"ece_10_before"`
-	ECE10After         float64            `json:"ece_10_after"`
-	Metrics            map[string]float64 `json:"metrics"`
-	Seconds            map[string]float64 `json:"seconds"`
+func printJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// gateError is exit 1 naming every violated gate, or nil.
+func gateError(results []reports.GateResult) error {
+	var failed []string
+	for _, r := range results {
+		if r.Failed {
+			failed = append(failed, fmt.Sprintf("%s (value %.4g)", r.Expr, r.Value))
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return &exitError{code: exitGate, err: fmt.Errorf("gate failed: %s", strings.Join(failed, "; "))}
 }
 
 func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) error {
-	m, err := metrics.Headline(res.Outcomes, res.Temperature)
-	if err != nil {
+	if asJSON {
+		return printJSON(e, res.Tables.Summary)
+	}
+	fmt.Fprintf(e.stdout, "%d claims → %s (run %s)\n", res.Records, o.OutDir, res.RunID)
+	if err := reports.PrintTables(e.stdout, &res.Tables.Summary); err != nil {
 		return err
 	}
-	s := runSummary{RunID: res.RunID, Records: o.OutDir + "/records.parquet", Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors,
-		Temperature: res.Temperature, CalibrationApplied: res.Calibration.Applied, ECE10Before: res.Calibration.Before.ECE10,
-		ECE10After: res.Calibration.After.ECE10, Metrics: map[string]float64{}, Seconds: map[string]float64{}}
-	for _, x := range m {
-		s.Metrics[x.Name] = x.Value
-	}
-	for k, d := range res.Elapsed {
-		s.Seconds[k] = d.Seconds()
-	}
-	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
-	}
-	v := s.Metrics
-	fmt.Fprintf(e.stdout, "%d claims → %s (run %s)\n", s.Claims, s.Records, s.RunID)
-	fmt.Fprintf(e.stdout, "  coverage %.3f (%d abstained, %d errors)\n", v["coverage"], s.Abstained, s.Errors)
-	fmt.Fprintf(e.stdout, "  accuracy %.3f  macro-F1 %.3f  tier-1 FA %.3f (conditional) %.3f (unconditional)  tier-2 FA %.3f\n",
-		v["accuracy"], v["macro_f1"], v["tier1_fa_conditional"], v["tier1_fa_unconditional"], v["tier2_fa_conditional"])
-	cal := "not applied"
-	if s.CalibrationApplied {
-		cal = fmt.Sprintf("applied, T = %.3f", s.Temperature)
-	}
-	fmt.Fprintf(e.stdout, "  ECE (10 bins) %.3f raw, %.3f after; temperature scaling %s\n", s.ECE10Before, s.ECE10After, cal)
-	var stages []string
-	for _, k := range []string{"validate_and_index", "retrieve_and_verify", "calibrate", "decide_and_write"} {
-		stages = append(stages, fmt.Sprintf("%s %.2fs", k, s.Seconds[k]))
-	}
 	total := 0.0
-	for _, k := range []string{"validate_and_index", "retrieve_and_verify", "calibrate", "decide_and_write"} {
-		total += s.Seconds[k]
+	var stages []string
+	for _, k := range []string{"validate_and_index", "retrieve_and_verify", "calibrate", "decide_and_write", "reports"} {
+		total += res.Elapsed[k].Seconds()
+		stages = append(stages, fmt.Sprintf("%s %.2fs", k, res.Elapsed[k].Seconds()))
 	}
-	fmt.Fprintf(e.stdout, "  time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
-		float64(s.Claims)/total, s.Seconds["verify_busy"], 100*s.Seconds["verify_busy"]/total)
+	busy := res.Elapsed["verify_busy"].Seconds()
+	fmt.Fprintf(e.stdout, "time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
+		float64(res.Records)/total, busy, 100*busy/total)
 	return nil
 }
