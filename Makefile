@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench bench-e2e demo demo-data weights fuzz clean
+.PHONY: all build test race lint tidy-check bench bench-e2e interop demo demo-data weights fuzz clean
 
 all: lint test build
 
@@ -71,6 +71,12 @@ DEMO := benchdata/demo
 demo: build
 	$(BIN)/audit run --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl \
 	  --claims $(DEMO)/claims.jsonl --gold $(DEMO)/gold.jsonl --out $(DEMO_OUT)
+
+## interop: read a demo run's Parquet with DuckDB (@duckdb/node-api from npm, which
+## ships its own native binary), an independent reader, and check counts and sums
+interop: demo
+	cd interop && npm install --no-audit --no-fund --loglevel=error
+	node interop/check.mjs $(DEMO_OUT)
 
 ## weights: rebuild the lexical verifier's embedded weights, byte for byte, from a
 ## generated training split (seed 101; the demo uses 2026 and benchmarks 202)

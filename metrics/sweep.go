@@ -18,9 +18,12 @@ func SweepTemperature(outs []Outcome, temps []float64) []TemperaturePoint {
 }
 
 // DefaultTemperatureGrid spans 0.25 to 4 geometrically (a factor of 2^(1/4)).
-func DefaultTemperatureGrid() []float64 {
+func DefaultTemperatureGrid() []float64 { return TemperatureGrid(0.25, 4) }
+
+// TemperatureGrid spans lo to hi geometrically, 2^(1/4) apart.
+func TemperatureGrid(lo, hi float64) []float64 {
 	var g []float64
-	for t := 0.25; t <= 4.0001; t *= 1.189207115002721 {
+	for t := lo; t <= hi*1.0001; t *= 1.189207115002721 {
 		g = append(g, t)
 	}
 	return g

@@ -85,3 +85,15 @@ func clipText(s string, n int) string {
 	}
 	return s
 }
+
+func newTable(e *env) *tablewriter.Table {
+	return tablewriter.NewTable(e.stdout, tablewriter.WithHeaderAutoFormat(tw.Off))
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err) // only called with maps of plain values
+	}
+	return append(b, '\n')
+}

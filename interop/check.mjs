@@ -1,0 +1,47 @@
+// Reads every Parquet file of an `audit run` output folder with DuckDB and
+// checks row counts, columns and a few sums against summary.json.
+// Usage: node interop/check.mjs OUTDIR
+import { DuckDBInstance } from '@duckdb/node-api';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2];
+if (!dir) { console.error('usage: node check.mjs OUTDIR'); process.exit(2); }
+const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+const db = await DuckDBInstance.create(':memory:');
+const con = await db.connect();
+const q = async (sql) => (await (await con.run(sql)).getRowObjects());
+const file = (f) => `'${join(dir, f).replaceAll("'", "''")}'`;
+let failures = 0;
+const check = (what, ok, detail) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? ': ' + detail : ''}`); if (!ok) failures++; };
+
+const expectCols = {
+  'records.parquet': ['claim_id', 'source_id', 'text', 'claim_type', 'importance', 'gold_label', 'predicted_label', 'abstained',
+    'abstain_reason', 'confidence', 'p_supported', 'p_unsupported', 'p_insufficient', 'raw_p_supported', 'raw_p_unsupported',
+    'raw_p_insufficient', 'logit_supported', 'logit_unsupported', 'logit_insufficient', 'temperature', 'correct', 'tier1_fa',
+    'tier2_fa', 'action', 'verdict', 'numeric_check', 'numeric_policy', 'evidence', 'rationale', 'error', 'latency_ms', 'verifier', 'run_id'],
+  'metrics.parquet': ['run_id', 'metric', 'slice', 'stage', 'value', 'ci_low', 'ci_high'],
+  'confusion.parquet': ['run_id', 'slice', 'gold_label', 'predicted_label', 'count'],
+  'calibration.parquet': ['run_id', 'stage', 'scheme', 'bin', 'lo', 'hi', 'count', 'mean_confidence', 'accuracy'],
+  'risk_coverage.parquet': ['run_id', 'stage', 'threshold', 'coverage', 'risk'],
+};
+for (const [f, cols] of Object.entries(expectCols)) {
+  const got = (await q(`DESCRIBE SELECT * FROM ${file(f)}`)).map((r) => r.column_name);
+  check(`${f} columns`, JSON.stringify(got) === JSON.stringify(cols), got.join(','));
+}
+const n = Number((await q(`SELECT count(*) AS n FROM ${file('records.parquet')}`))[0].n);
+check('records rows = claims', n === summary.claims, `${n} vs ${summary.claims}`);
+const conf = await q(`SELECT sum(count) AS s FROM ${file('confusion.parquet')} WHERE slice = 'all'`);
+const answeredLabelled = Object.values(summary.confusion).reduce((a, row) => a + Object.values(row).reduce((x, y) => x + y, 0), 0);
+check('confusion sum = answered labelled', Number(conf[0].s) === answeredLabelled, `${conf[0].s} vs ${answeredLabelled}`);
+const fa = await q(`SELECT avg(CASE WHEN tier1_fa THEN 1 ELSE 0 END) AS r FROM ${file('records.parquet')} WHERE NOT abstained AND gold_label IS NOT NULL`);
+check('tier-1 FA from records = summary', Math.abs(Number(fa[0].r) - summary.metrics.tier1_fa_conditional) < 1e-9,
+  `${fa[0].r} vs ${summary.metrics.tier1_fa_conditional}`);
+const acc = await q(`SELECT value FROM ${file('metrics.parquet')} WHERE metric = 'accuracy' AND slice = 'all' AND stage = 'calibrated'`);
+check('metrics.parquet accuracy = summary', Math.abs(Number(acc[0].value) - summary.metrics.accuracy) < 1e-12);
+const ev = await q(`SELECT count(*) AS k FROM (SELECT unnest(evidence) AS e FROM ${file('records.parquet')}) WHERE e.doc_id IS NOT NULL`);
+check('evidence unnests as a list of structs', Number(ev[0].k) > 0, `${ev[0].k} passages`);
+const bins = await q(`SELECT sum(count) AS s FROM ${file('calibration.parquet')} WHERE stage = 'calibrated' AND scheme = 'equal_width_10'`);
+check('calibration bins hold every answered labelled claim', Number(bins[0].s) === answeredLabelled);
+console.log(failures === 0 ? 'DuckDB read every file' : `${failures} checks failed`);
+process.exit(failures === 0 ? 0 : 1);
