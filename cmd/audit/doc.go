@@ -8,6 +8,12 @@
 //	audit search   --index DIR [--k N] QUERY...
 //	audit extract  --input F --out F [--include-hedged] [--include-contextual]
 //	audit numcheck --policy P --claim VALUE --token TEXT
+//	audit run      --corpus F [--spans F] --claims F [--gold F] --out DIR [--fail-on EXPR] ...
+//	audit train    --corpus F [--spans F] --claims F [--gold F] --out weights.json
+//	audit report   --records F [--records F ...] --out DIR [--fail-on EXPR]
+//	audit calibrate --records F --out DIR [--sweep]
+//	audit diff     DIR_A DIR_B
+//	audit gen      --out DIR --claims N [--docs M] [--seed S]
 //
 // Results go to stdout; logs (log/slog) and progress to stderr. Exit codes:
 // 0 success; 1 a --fail-on gate failed; 2 usage or input error (every input

@@ -1,0 +1,44 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got), "%s (go test ./reports -update refreshes it)", name)
+}
+
+// TestGoldenTablesAndSummary pins the terminal tables and summary.json of
+// a fixed set of outcomes.
+func TestGoldenTablesAndSummary(t *testing.T) {
+	tab, err := Compute(Input{RunID: "golden", Outcomes: outcomes(240, 9), Temperature: 1.4,
+		Calibration: metrics.CalibrationResult{Applied: true, Temperature: 1.4}, Seed: 3, Resamples: 100})
+	require.NoError(t, err)
+	gates, err := ParseGates("tier1_fa_conditional>0.05,coverage<0.5")
+	require.NoError(t, err)
+	tab.Summary.Gates = Check(gates, tab.Summary.Metrics)
+	var buf bytes.Buffer
+	require.NoError(t, PrintTables(&buf, &tab.Summary))
+	golden(t, "tables.golden.txt", buf.Bytes())
+	js, err := json.MarshalIndent(tab.Summary, "", "  ")
+	require.NoError(t, err)
+	golden(t, "summary.golden.json", append(js, '\n'))
+}
