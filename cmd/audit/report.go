@@ -33,6 +33,7 @@ writes, with the same values when --seed matches the run's (it seeds the bootstr
 			}
 			var outs []metrics.Outcome
 			runID, temp := "", 1.0
+			seen := map[string]string{}
 			for _, f := range files {
 				rs, err := reports.ReadParquet[reports.Record](f)
 				if err != nil {
@@ -45,6 +46,10 @@ writes, with the same values when --seed matches the run's (it seeds the bootstr
 					if r.RunID != runID || r.Temperature != temp {
 						return usageErrorf("%s row %d: run %s at T=%v, but earlier rows are run %s at T=%v: shards must come from one run", f, i+1, r.RunID, r.Temperature, runID, temp)
 					}
+					if first, dup := seen[r.ClaimID]; dup {
+						return usageErrorf("%s row %d: claim %s is also in %s: shards must not overlap", f, i+1, r.ClaimID, first)
+					}
+					seen[r.ClaimID] = f
 					outs = append(outs, reports.OutcomeOf(r))
 				}
 			}
