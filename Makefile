@@ -8,19 +8,20 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench bench-e2e interop demo demo-data weights fuzz clean
+.PHONY: all build test race lint tidy-check bench bench-e2e interop ort demo demo-data weights fuzz clean
 
 all: lint test build
 
 build:
 	$(GO) build -o $(BIN)/audit ./cmd/audit
 
-## test: the whole suite (the README's test command; CI runs it)
-test:
-	$(GO) test -count=1 ./...
+## test: the whole suite (the README's test command; CI runs it). The onnx
+## backend's tests need ONNX Runtime: `make ort` fetches it first.
+test: ort
+	ORT_LIB=$(ORT_LIB) $(GO) test -count=1 ./...
 
-race:
-	$(GO) test -race -count=1 ./...
+race: ort
+	ORT_LIB=$(ORT_LIB) $(GO) test -race -count=1 ./...
 
 $(STATICCHECK):
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(strip $(STATICCHECK_VERSION))
@@ -71,6 +72,20 @@ DEMO := benchdata/demo
 demo: build
 	$(BIN)/audit run --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl \
 	  --claims $(DEMO)/claims.jsonl --gold $(DEMO)/gold.jsonl --out $(DEMO_OUT)
+
+## ort: ONNX Runtime's shared library for the onnx verifier, from the npm package
+## onnxruntime-node (npm pack + tar; its install script, which downloads from
+## elsewhere, never runs), cached in .cache/onnxruntime
+ORT_VERSION := 1.30.0
+ORT_DIR     := $(CURDIR)/.cache/onnxruntime
+ORT_LIB     ?= $(ORT_DIR)/libonnxruntime.so.1
+ort: $(ORT_DIR)/libonnxruntime.so.1
+$(ORT_DIR)/libonnxruntime.so.1:
+	rm -rf $(ORT_DIR)/pack && mkdir -p $(ORT_DIR)/pack
+	cd $(ORT_DIR)/pack && npm pack --silent onnxruntime-node@$(ORT_VERSION) > /dev/null
+	tar -xzf $(ORT_DIR)/pack/onnxruntime-node-$(ORT_VERSION).tgz -C $(ORT_DIR)/pack package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+	mv $(ORT_DIR)/pack/package/bin/napi-v6/linux/x64/libonnxruntime.so.1 $@.tmp && mv $@.tmp $@
+	rm -rf $(ORT_DIR)/pack
 
 ## interop: read a demo run's Parquet with DuckDB (@duckdb/node-api from npm, which
 ## ships its own native binary), an independent reader, and check counts and sums

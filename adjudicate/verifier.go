@@ -80,6 +80,7 @@ type Options struct {
 	Weights string // lexical: weights file ("" = embedded)
 	Model   string // onnx: model folder
 	Device  string // onnx: cpu or cuda
+	Runtime string // onnx: path of libonnxruntime.so ("" = $ORT_LIB)
 	// Stats gives backends that want them corpus-wide statistics (idf).
 	Stats CorpusStats
 }

@@ -15,6 +15,7 @@ import (
 func newRunCmd(e *env) *cobra.Command {
 	var o audit.Options
 	var verifier, weights, failOn string
+	var bopts adjudicate.Options
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "run --corpus F [--spans F] --claims F [--gold F] --out DIR",
@@ -61,14 +62,21 @@ are written, each saying why).`,
 			if err != nil {
 				return err
 			}
-			if _, err := reg.New(verifier, adjudicate.Options{Weights: weights}); errors.Is(err, adjudicate.ErrUnknownBackend) {
+			bopts.Weights = weights
+			probe, err := reg.New(verifier, bopts)
+			if errors.Is(err, adjudicate.ErrUnknownBackend) {
 				return usageErrorf("--verifier: %v", err)
 			} else if err != nil {
 				return &exitError{code: exitInput, err: err}
 			}
+			if c, ok := probe.(interface{ Close() error }); ok {
+				c.Close()
+			}
 			o.VerifierName = verifier
 			o.NewVerifier = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-				return reg.New(verifier, adjudicate.Options{Weights: weights, Stats: stats})
+				b := bopts
+				b.Stats = stats
+				return reg.New(verifier, b)
 			}
 			o.ToolVersion = version()
 			o.Gates = gates
@@ -94,8 +102,11 @@ are written, each saying why).`,
 	f.StringVar(&o.GoldPath, "gold", "", "gold labels {claim_id, label}, JSONL")
 	f.StringVar(&o.OutDir, "out", "", "output folder (required)")
 	f.StringVar(&o.IndexDir, "index", "", "index folder (default OUT/index)")
-	f.StringVar(&verifier, "verifier", "lexical", "verifier backend")
+	f.StringVar(&verifier, "verifier", "lexical", "verifier backend: lexical or onnx")
 	f.StringVar(&weights, "weights", "", "lexical: weights file (default: the embedded weights)")
+	f.StringVar(&bopts.Model, "model", "", "onnx: model folder (model.onnx, tokenizer.json, config.json)")
+	f.StringVar(&bopts.Device, "device", "cpu", "onnx: cpu or cuda")
+	f.StringVar(&bopts.Runtime, "ort-lib", "", "onnx: path of libonnxruntime.so (default $ORT_LIB; make ort fetches one)")
 	f.IntVar(&o.K, "k", 5, "passages retrieved per claim")
 	f.IntVar(&o.BatchSize, "batch-size", 0, "claims per verifier call (default: the verifier's preference)")
 	f.IntVar(&o.Workers, "workers", 1, "concurrent verifier calls")
