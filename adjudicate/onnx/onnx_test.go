@@ -220,3 +220,34 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkModel times any model folder (BENCH_MODEL) on BENCH_DEVICE with
+// batches of 32 pairs of 128 tokens: bench/gpu/run.sh uses it on a GPU.
+func BenchmarkModel(b *testing.B) {
+	dir := os.Getenv("BENCH_MODEL")
+	if dir == "" || os.Getenv("ORT_LIB") == "" {
+		b.Skip("BENCH_MODEL and ORT_LIB not set (see bench/gpu/run.sh)")
+	}
+	vv, err := New(adjudicate.Options{Model: dir, Device: os.Getenv("BENCH_DEVICE")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := vv.(*Verifier)
+	const batch, seq = 32, 128
+	pairs := make([]encoded, batch)
+	idx := make([]int, batch)
+	for i := range pairs {
+		ids := make([]int64, seq)
+		for j := range ids {
+			ids[j] = int64(5 + (i*7+j*3)%1000)
+		}
+		pairs[i], idx[i] = encoded{ids: ids, types: make([]int64, seq)}, i
+	}
+	out := make([][3]float64, batch)
+	for b.Loop() {
+		if err := v.run(pairs, idx, seq, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "pairs/s")
+}
