@@ -96,3 +96,32 @@ func TestInterruptedCommandExits130(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Empty(t, entries, "an interrupted build leaves nothing behind")
 }
+
+func TestRunWithONNXVerifier(t *testing.T) {
+	if os.Getenv("ORT_LIB") == "" {
+		t.Skip("ORT_LIB not set: `make test` fetches ONNX Runtime and runs this")
+	}
+	demo := "../../benchdata/demo/"
+	base := []string{"run", "--verifier", "onnx", "--k", "1", "--corpus", demo + "corpus.jsonl", "--claims", demo + "claims.jsonl", "--gold", demo + "gold.jsonl"}
+	for _, c := range []struct {
+		name  string
+		extra []string
+		want  int
+	}{
+		{"tiny model on cpu", []string{"--model", "../../adjudicate/onnx/testdata/tiny", "--device", "cpu"}, exitOK},
+		{"no model folder", []string{"--model", "nowhere"}, exitInput},
+		{"bad device", []string{"--model", "../../adjudicate/onnx/testdata/tiny", "--device", "tpu"}, exitInput},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			got := run(context.Background(), append(append(base, "--out", out), c.extra...), nil, &stdout, &stderr)
+			assert.Equal(t, c.want, got, "stderr: %s", stderr.String())
+			if c.want == exitOK {
+				assert.Contains(t, stdout.String(), "600 claims")
+				_, err := os.Stat(filepath.Join(out, "records.parquet"))
+				assert.NoError(t, err)
+			}
+		})
+	}
+}
