@@ -10,6 +10,7 @@ import (
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
 )
 
@@ -122,21 +123,13 @@ func labelIndex(l claims.Label) int {
 
 // writeAtomic writes a file under a temporary name and renames it into place.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := reports.CreateAtomic(path)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
 		return err
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return f.Commit()
 }
