@@ -132,7 +132,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.RunID = runID(ens.Manifest.Inputs, o, v)
+	inputs := append([]corpus.Input(nil), ens.Manifest.Inputs...)
+	for _, in := range []struct{ role, path string }{{"claims", o.ClaimsPath}, {"gold", o.GoldPath}} {
+		if in.path == "" {
+			continue
+		}
+		sum, n, err := corpus.HashFile(in.path)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, corpus.Input{Role: in.role, Path: in.path, SHA256: sum, Bytes: n})
+	}
+	res.RunID = runID(inputs, o, v)
 	res.Elapsed["validate_and_index"] = time.Since(t0)
 
 	if o.Resume {
@@ -255,7 +266,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// 5. Every report file, from the same outcomes.
 	t4 := time.Now()
 	res.Tables, err = reports.Compute(reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperature: res.Temperature, Calibration: res.Calibration, Seed: o.Seed, Manifest: o.manifest(ens.Manifest.Inputs, res, v)})
+		Temperature: res.Temperature, Calibration: res.Calibration, Seed: o.Seed, Manifest: o.manifest(inputs, res, v)})
 	if err != nil {
 		return nil, err
 	}
@@ -453,12 +464,6 @@ func (o *Options) manifest(inputs []corpus.Input, res *Result, v adjudicate.Veri
 	for _, in := range inputs {
 		files = append(files, map[string]any{"role": in.Role, "path": in.Path, "sha256": in.SHA256, "bytes": in.Bytes})
 	}
-	for role, p := range map[string]string{"claims": o.ClaimsPath, "gold": o.GoldPath} {
-		if p != "" {
-			sum, n, _ := corpus.HashFile(p)
-			files = append(files, map[string]any{"role": role, "path": p, "sha256": sum, "bytes": n})
-		}
-	}
 	version := o.VerifierName
 	if vv, ok := v.(adjudicate.Versioner); ok {
 		version = vv.Version()
@@ -478,18 +483,12 @@ func (o *Options) manifest(inputs []corpus.Input, res *Result, v adjudicate.Veri
 	}
 }
 
-// runID is a hash of the inputs, settings and verifier: the same
+// runID is a hash of the inputs (corpus, spans, claims, gold), settings and verifier: the same
 // configuration gives the same id, so records are comparable byte for byte.
 func runID(inputs []corpus.Input, o Options, v adjudicate.Verifier) string {
 	h := sha256.New()
 	for _, in := range inputs {
 		fmt.Fprintf(h, "%s=%s\n", in.Role, in.SHA256)
-	}
-	for _, p := range []string{o.ClaimsPath, o.GoldPath} {
-		if p != "" {
-			sum, _, _ := corpus.HashFile(p)
-			fmt.Fprintf(h, "%s\n", sum)
-		}
 	}
 	version := o.VerifierName
 	if vv, ok := v.(adjudicate.Versioner); ok {
