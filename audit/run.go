@@ -132,6 +132,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c, ok := v.(io.Closer); ok {
+		defer c.Close() // an ONNX session, for one
+	}
 	inputs := append([]corpus.Input(nil), ens.Manifest.Inputs...)
 	for _, in := range []struct{ role, path string }{{"claims", o.ClaimsPath}, {"gold", o.GoldPath}} {
 		if in.path == "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -62,21 +63,22 @@ are written, each saying why).`,
 			if err != nil {
 				return err
 			}
+			if !slices.Contains(reg.Names(), verifier) {
+				return usageErrorf("--verifier: %v %q (known: %s)", adjudicate.ErrUnknownBackend, verifier, strings.Join(reg.Names(), ", "))
+			}
 			bopts.Weights = weights
-			probe, err := reg.New(verifier, bopts)
-			if errors.Is(err, adjudicate.ErrUnknownBackend) {
-				return usageErrorf("--verifier: %v", err)
-			} else if err != nil {
-				return &exitError{code: exitInput, err: err}
-			}
-			if c, ok := probe.(interface{ Close() error }); ok {
-				c.Close()
-			}
 			o.VerifierName = verifier
+			// The verifier is built once, by the pipeline, after the index is
+			// open (backends may use its statistics). A verifier that cannot
+			// load (bad weights, model folder, device) is a usage error.
 			o.NewVerifier = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) {
 				b := bopts
 				b.Stats = stats
-				return reg.New(verifier, b)
+				v, err := reg.New(verifier, b)
+				if err != nil {
+					return nil, &exitError{code: exitInput, err: err}
+				}
+				return v, nil
 			}
 			o.ToolVersion = version()
 			o.Gates = gates
