@@ -121,9 +121,10 @@ func BenchmarkIndexReuse20k(b *testing.B) {
 	}
 }
 
-// BenchmarkSearch20k reports per-query latency percentiles for ten-word
-// queries, top 5, on one goroutine.
-func BenchmarkSearch20k(b *testing.B) {
+// benchIndex builds and opens the 20k-document index of the search
+// benchmarks, with its queries; it is closed when the benchmark ends.
+func benchIndex(b *testing.B) (*Index, []string) {
+	b.Helper()
 	dir := b.TempDir()
 	cp, sp, queries := writeBenchCorpus(b, dir, 20000)
 	if _, err := EnsureIndex(context.Background(), EnsureRequest{Dir: filepath.Join(dir, "idx"), CorpusPath: cp, SpansPath: sp}); err != nil {
@@ -133,7 +134,14 @@ func BenchmarkSearch20k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ix.Close()
+	b.Cleanup(func() { ix.Close() })
+	return ix, queries
+}
+
+// BenchmarkSearch20k reports per-query latency percentiles for ten-word
+// queries, top 5, on one goroutine.
+func BenchmarkSearch20k(b *testing.B) {
+	ix, queries := benchIndex(b)
 	var lat []time.Duration
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -151,16 +159,7 @@ func BenchmarkSearch20k(b *testing.B) {
 
 // BenchmarkSearchParallel20k is throughput with GOMAXPROCS goroutines.
 func BenchmarkSearchParallel20k(b *testing.B) {
-	dir := b.TempDir()
-	cp, sp, queries := writeBenchCorpus(b, dir, 20000)
-	if _, err := EnsureIndex(context.Background(), EnsureRequest{Dir: filepath.Join(dir, "idx"), CorpusPath: cp, SpansPath: sp}); err != nil {
-		b.Fatal(err)
-	}
-	ix, err := OpenIndex(filepath.Join(dir, "idx"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix, queries := benchIndex(b)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for i := 0; pb.Next(); i++ {
