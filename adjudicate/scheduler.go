@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -64,12 +65,20 @@ func Schedule(ctx context.Context, v Verifier, in <-chan Pair, opts SchedulerOpt
 		opts.Backoff = 50 * time.Millisecond
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// No goroutine started here outlives Schedule: callers may release what
+	// the verifier uses (an index, a session) as soon as it returns.
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 
 	work := make(chan *batch)
 	order := make(chan *batch, opts.Workers*2)
 	// Batcher: cut the stream into batches; sequence them for the emitter.
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		defer close(work)
 		defer close(order)
 		next := 0
@@ -121,7 +130,9 @@ func Schedule(ctx context.Context, v Verifier, in <-chan Pair, opts SchedulerOpt
 		}
 	}()
 	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			for b := range work {
 				b.done <- verifyBatch(ctx, v, b, opts)
 			}

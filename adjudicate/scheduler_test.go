@@ -3,9 +3,11 @@ package adjudicate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/adjudicatetest"
@@ -177,4 +179,52 @@ func TestRegistry(t *testing.T) {
 	v, err := r.New("echo", adjudicate.Options{})
 	require.NoError(t, err)
 	assert.NotNil(t, v)
+}
+
+// blocking answers only when its context is cancelled, counting calls that
+// started and that returned.
+type blocking struct {
+	started, returned atomic.Int32
+	running           chan struct{}
+}
+
+func (b *blocking) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
+	if b.started.Add(1) == 1 {
+		close(b.running)
+	}
+	<-ctx.Done()
+	b.returned.Add(1)
+	return nil, ctx.Err()
+}
+
+// Schedule does not return while a Verify call it made is still running:
+// callers release the verifier's resources right after it returns.
+func TestScheduleWaitsForItsWorkers(t *testing.T) {
+	v := &blocking{running: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-v.running
+		cancel()
+	}()
+	err := adjudicate.Schedule(ctx, v, feed(many(40)), adjudicate.SchedulerOptions{BatchSize: 1, Workers: 4, Backoff: -1}, func(adjudicate.Result) error { return nil })
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, v.started.Load(), v.returned.Load(), "every Verify call returned before Schedule did")
+}
+
+// When emit fails, Schedule returns its error without waiting for input
+// that will never be read.
+func TestEmitErrorDoesNotWaitForTheRest(t *testing.T) {
+	in := make(chan adjudicate.Pair) // never closed
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case in <- adjudicate.Pair{ClaimID: fmt.Sprint(i)}:
+			case <-time.After(10 * time.Second):
+				return
+			}
+		}
+	}()
+	stop := errors.New("stop")
+	err := adjudicate.Schedule(context.Background(), &echo{}, in, adjudicate.SchedulerOptions{BatchSize: 2}, func(adjudicate.Result) error { return stop })
+	assert.ErrorIs(t, err, stop)
 }

@@ -193,6 +193,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 			return enc.Encode(s)
 		})
+	if err != nil {
+		cancel() // stop the feeder: nobody reads its channels any more
+	}
 	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = rerr
 	}
