@@ -3,6 +3,7 @@ package adjudicate_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -19,7 +20,8 @@ import (
 type echo struct {
 	calls atomic.Int32
 	fail  func(batch []adjudicate.Pair, call int32) error
-	nan   string // claim id that gets NaN logits
+	nan   string  // claim id that gets NaN logits
+	shift float64 // added to every logit
 }
 
 func (e *echo) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
@@ -35,7 +37,7 @@ func (e *echo) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicat
 	out := make([]adjudicate.Verdict, len(batch))
 	for i, p := range batch {
 		n := float64(len(p.Claim))
-		out[i] = adjudicate.Verdict{Logits: [3]float64{n, -n, 1}, Passage: -1}
+		out[i] = adjudicate.Verdict{Logits: [3]float64{n + e.shift, -n + e.shift, 1 + e.shift}, Passage: -1}
 		if len(p.Passages) > 0 {
 			out[i].Passage = 0
 		}
@@ -169,16 +171,23 @@ func TestEmitErrorStopsTheRun(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	b := adjudicate.Backend{Name: "echo", New: func(adjudicate.Options) (adjudicate.Verifier, error) { return &echo{}, nil }}
+	b := adjudicate.Backend{Name: "echo", Configure: func(fs *flag.FlagSet) adjudicate.Factory {
+		shift := fs.Float64("shift", 0, "added to every logit")
+		return func(adjudicate.Env) (adjudicate.Verifier, error) { return &echo{shift: *shift}, nil }
+	}}
 	_, err := adjudicate.NewRegistry(b, b)
 	assert.Error(t, err, "a duplicate name is an error")
+	_, err = adjudicate.NewRegistry(adjudicate.Backend{Name: "bare"})
+	assert.Error(t, err, "a backend without Configure is an error")
 	r, err := adjudicate.NewRegistry(b)
 	require.NoError(t, err)
-	_, err = r.New("nope", adjudicate.Options{})
+	_, err = r.New("nope", adjudicate.Env{})
 	assert.ErrorIs(t, err, adjudicate.ErrUnknownBackend)
-	v, err := r.New("echo", adjudicate.Options{})
+	_, err = r.New("echo", adjudicate.Env{}, "-nope", "1")
+	assert.Error(t, err, "an option the backend does not declare")
+	v, err := r.New("echo", adjudicate.Env{}, "-shift", "2.5")
 	require.NoError(t, err)
-	assert.NotNil(t, v)
+	assert.Equal(t, 2.5, v.(*echo).shift, "the backend reads the option it declared")
 }
 
 // blocking answers only when its context is cancelled, counting calls that

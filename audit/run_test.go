@@ -23,7 +23,7 @@ func demoOptions(t *testing.T, out string) Options {
 		ClaimsPath: demo + "claims.jsonl", GoldPath: demo + "gold.jsonl",
 		OutDir: out, IndexDir: filepath.Join(t.TempDir(), "index"), VerifierName: "lexical",
 		NewVerifier: func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-			return lexical.New(adjudicate.Options{Stats: s})
+			return lexical.New("", s)
 		},
 	}
 }
@@ -84,7 +84,7 @@ func TestResumeAfterInterruption(t *testing.T) {
 	o := demoOptions(t, out)
 	o.Resume, o.BatchSize = true, 16
 	o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-		v, err := lexical.New(adjudicate.Options{Stats: s})
+		v, err := lexical.New("", s)
 		first = &counting{Verifier: v}
 		return first, err
 	}
@@ -103,7 +103,7 @@ func TestResumeAfterInterruption(t *testing.T) {
 	o.IndexDir = filepath.Join(t.TempDir(), "index2")
 	o.Resume = true
 	o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-		v, err := lexical.New(adjudicate.Options{Stats: s})
+		v, err := lexical.New("", s)
 		second = &counting{Verifier: v}
 		return second, err
 	}
@@ -141,7 +141,7 @@ func TestFailingBackendGivesPerClaimErrors(t *testing.T) {
 			bad[id] = true
 		}
 		o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-			v, err := lexical.New(adjudicate.Options{Stats: s})
+			v, err := lexical.New("", s)
 			return &failing{Verifier: v, bad: bad}, err
 		}
 		res, err := Run(context.Background(), o)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -15,8 +14,9 @@ import (
 
 func newRunCmd(e *env) *cobra.Command {
 	var o audit.Options
-	var verifier, weights, failOn string
-	var bopts adjudicate.Options
+	var verifier, failOn string
+	var bflags *backendFlags
+	var bErr error
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "run --corpus F [--spans F] --claims F [--gold F] --out DIR",
@@ -59,22 +59,19 @@ are written, each saying why).`,
 			if err != nil {
 				return usageErrorf("--fail-on: %v", err)
 			}
-			reg, err := backends()
+			if bErr != nil {
+				return bErr
+			}
+			factory, err := bflags.factory(verifier, cmd.Flags())
 			if err != nil {
 				return err
 			}
-			if !slices.Contains(reg.Names(), verifier) {
-				return usageErrorf("--verifier: %v %q (known: %s)", adjudicate.ErrUnknownBackend, verifier, strings.Join(reg.Names(), ", "))
-			}
-			bopts.Weights = weights
 			o.VerifierName = verifier
 			// The verifier is built once, by the pipeline, after the index is
 			// open (backends may use its statistics). A verifier that cannot
 			// load (bad weights, model folder, device) is a usage error.
 			o.NewVerifier = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-				b := bopts
-				b.Stats = stats
-				v, err := reg.New(verifier, b)
+				v, err := factory(adjudicate.Env{Stats: stats})
 				if err != nil {
 					return nil, &exitError{code: exitInput, err: err}
 				}
@@ -104,11 +101,6 @@ are written, each saying why).`,
 	f.StringVar(&o.GoldPath, "gold", "", "gold labels {claim_id, label}, JSONL")
 	f.StringVar(&o.OutDir, "out", "", "output folder (required)")
 	f.StringVar(&o.IndexDir, "index", "", "index folder (default OUT/index)")
-	f.StringVar(&verifier, "verifier", "lexical", "verifier backend: lexical or onnx")
-	f.StringVar(&weights, "weights", "", "lexical: weights file (default: the embedded weights)")
-	f.StringVar(&bopts.Model, "model", "", "onnx: model folder (model.onnx, tokenizer.json, config.json)")
-	f.StringVar(&bopts.Device, "device", "cpu", "onnx: cpu or cuda")
-	f.StringVar(&bopts.Runtime, "ort-lib", "", "onnx: path of libonnxruntime.so (default $ORT_LIB; make ort fetches one)")
 	f.IntVar(&o.K, "k", 5, "passages retrieved per claim")
 	f.IntVar(&o.BatchSize, "batch-size", 0, "claims per verifier call (default: the verifier's preference)")
 	f.IntVar(&o.Workers, "workers", 1, "concurrent verifier calls")
@@ -121,6 +113,11 @@ are written, each saying why).`,
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
 	f.StringVar(&failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&asJSON, "json", false, "print summary.json on stdout instead of tables")
+	// Each backend declares its own options; they come last in --help.
+	bflags, bErr = addBackendFlags(f, e.backends)
+	if bErr == nil {
+		f.StringVar(&verifier, "verifier", "lexical", bflags.help())
+	}
 	return cmd
 }
 
