@@ -92,6 +92,12 @@ func (cv *cachedVerifier) PreferredBatchSize() int {
 
 func (cv *cachedVerifier) Version() string { return cv.version }
 
+// Close closes the cache file and what the inner verifier holds.
+func (cv *cachedVerifier) Close() error {
+	closeIfCloser(cv.inner)
+	return cv.cache.Close()
+}
+
 func (cv *cachedVerifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
 	out := make([]adjudicate.Verdict, len(batch))
 	keys := make([][]byte, len(batch))
