@@ -55,7 +55,10 @@ type Options struct {
 	Gates             []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 
 	Progress func(done, total int)
-	Log      *slog.Logger // default: discard
+	// Stage, when set, is told when each stage begins (done false) and
+	// ends (done true, with its wall time), for stage lines on a terminal.
+	Stage func(name string, done bool, elapsed time.Duration)
+	Log   *slog.Logger // default: discard
 }
 
 // Result summarises a run.
@@ -69,6 +72,7 @@ type Result struct {
 	Outcomes    []metrics.Outcome
 	Timings     reports.Timings
 	Tables      *reports.Tables
+	CacheHits   int // verdicts reused from the --resume cache
 }
 
 // ErrTooManyErrors fails a run whose adjudication errors exceed the bound;
@@ -82,12 +86,12 @@ var ErrTooManyErrors = errors.New("too many claims could not be adjudicated")
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o.defaults()
 	res := &Result{}
-	tm := &res.Timings
-	in, err := timed(&tm.Validate, func() (*inputs, error) { return o.readInputs(ctx) })
+	tm, st := &res.Timings, o.Stage
+	in, err := timed(st, "validate", &tm.Validate, func() (*inputs, error) { return o.readInputs(ctx) })
 	if err != nil {
 		return nil, err
 	}
-	ix, err := timed(&tm.Index, func() (*index, error) { return o.openIndex(ctx) })
+	ix, err := timed(st, "index", &tm.Index, func() (*index, error) { return o.openIndex(ctx) })
 	if err != nil {
 		return nil, err
 	}
@@ -98,21 +102,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	defer closeIfCloser(v)
 	res.RunID = runID(in, ix, o, versionOf(v, o.VerifierName))
-	sp, err := timed(&tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
+	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
 	}
 	defer sp.remove()
-	cal, err := timed(&tm.Calibrate, func() (calibration, error) { return o.calibrate(sp) })
+	cal, err := timed(st, "calibrate", &tm.Calibrate, func() (calibration, error) { return o.calibrate(sp) })
 	if err != nil {
 		return nil, err
 	}
 	res.Calibration, res.Temperature = cal.result, cal.temperature
-	res.Outcomes, err = timed(&tm.DecideAndWrite, func() ([]metrics.Outcome, error) { return o.writeRecords(ctx, sp, cal, res) })
+	res.Outcomes, err = timed(st, "decide_and_write", &tm.DecideAndWrite, func() ([]metrics.Outcome, error) { return o.writeRecords(ctx, sp, cal, res) })
 	if err != nil {
 		return nil, err
 	}
-	res.Tables, err = timed(&tm.Reports, func() (*reports.Tables, error) { return o.writeReports(in, ix, v, res) })
+	res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(in, ix, v, res) })
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +127,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
-// timed runs a stage and adds its wall time to d.
-func timed[T any](d *reports.Seconds, stage func() (T, error)) (T, error) {
+// timed runs a stage, adds its wall time to d and tells report (if set)
+// when it begins and when it ends well.
+func timed[T any](report func(string, bool, time.Duration), name string, d *reports.Seconds, stage func() (T, error)) (T, error) {
+	if report != nil {
+		report(name, false, 0)
+	}
 	t0 := time.Now()
 	v, err := stage()
-	*d += reports.Seconds(time.Since(t0))
+	elapsed := time.Since(t0)
+	*d += reports.Seconds(elapsed)
+	if report != nil && err == nil {
+		report(name, true, elapsed)
+	}
 	return v, err
 }
 

@@ -108,6 +108,8 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 				res.Errors++
 			}
 			done++
+			o.Log.Debug("verified", "claim", r.Item.ID, "passages", len(r.Pair.Passages), "batch_tries", r.Tries,
+				"latency_ms", s.LatencyMS, "logits", r.Verdict.Logits, "err", s.Err)
 			if o.Progress != nil {
 				o.Progress(done, in.total)
 			}
@@ -128,6 +130,10 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	if err != nil {
 		sp.remove()
 		return nil, err
+	}
+	if c, ok := v.(interface{ Hits() int }); ok {
+		res.CacheHits = c.Hits()
+		o.Log.Info("verdict cache", "reused", res.CacheHits, "verified", in.total-res.CacheHits)
 	}
 	return sp, nil
 }

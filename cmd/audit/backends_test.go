@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,4 +86,18 @@ func TestBackendOptionsSharedAndColliding(t *testing.T) {
 	code, _, stderr := runBackends(t, []adjudicate.Backend{toyBackend("c", "k")}, "run", "--corpus", "x", "--claims", "y", "--out", t.TempDir())
 	assert.Equal(t, exitInternal, code)
 	assert.Contains(t, stderr, "backend c declares --k")
+}
+
+func TestInterruptedMessageGivesTheResumeCommand(t *testing.T) {
+	e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, backends: defaultBackends()}
+	cmd := newRunCmd(e)
+	require.NoError(t, cmd.ParseFlags([]string{"--corpus", "c.jsonl", "--claims", "my claims.jsonl", "--out", "o", "--k", "7"}))
+	msg := interruptedMessage(cmd, audit.Options{OutDir: "o"})
+	assert.Contains(t, msg, "no verdicts were kept")
+	assert.Contains(t, msg, "audit run --claims 'my claims.jsonl' --corpus c.jsonl --k 7 --out o --resume")
+
+	msg = interruptedMessage(cmd, audit.Options{OutDir: "o", Resume: true})
+	assert.Contains(t, msg, "kept in o/.cache")
+	assert.Equal(t, "'it'\\''s'", shellQuote("it's"))
+	assert.Equal(t, "''", shellQuote(""))
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/claimaudit/claimaudit/corpus"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -145,9 +147,16 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	}
 	o.ToolVersion, o.Log = version(), r.e.log
 	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
+	o.Stage = newStages(r.e)
 	res, err := audit.Run(cmd.Context(), o)
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o))
+	}
 	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 		return err
+	}
+	if o.Resume {
+		fmt.Fprintf(r.e.stderr, "--resume: %s reused from %s\n", plural(res.CacheHits, "cached verdict"), filepath.Join(o.OutDir, ".cache"))
 	}
 	if perr := printRunSummary(r.e, res, o, r.asJSON); perr != nil {
 		return perr
@@ -156,6 +165,34 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 		return &exitError{code: exitInternal, err: err}
 	}
 	return gateError(res.Tables.Summary.Gates)
+}
+
+// interruptedMessage says what an interrupted run kept and the exact
+// command that picks up where it stopped.
+func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
+	args := []string{"audit", "run"}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Name != "resume" {
+			args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+		}
+	})
+	args = append(args, "--resume")
+	kept := "no records were written and no verdicts were kept (the run had no --resume)"
+	if o.Resume {
+		kept = "no records were written; the verdicts finished so far are kept in " + filepath.Join(o.OutDir, ".cache")
+	}
+	return fmt.Sprintf("interrupted: %s.\nTo continue (reusing cached verdicts from now on):\n  %s", kept, strings.Join(args, " "))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ',' || r == '=' || r == ':' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func printJSON(e *env, v any) error {
@@ -182,7 +219,7 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	if asJSON {
 		return printJSON(e, res.Tables.Summary)
 	}
-	fmt.Fprintf(e.stdout, "%d claims → %s (run %s)\n", res.Records, o.OutDir, res.RunID)
+	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", plural(res.Records, "claim"), o.OutDir, res.RunID)
 	if err := reports.PrintTables(e.stdout, &res.Tables.Summary); err != nil {
 		return err
 	}
