@@ -271,12 +271,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 	// 5. Every report file, from the same outcomes.
 	t4 := time.Now()
+	// TODO(lead): cross-fit. Interim: every record carries the one applied T;
+	// the report states the cross-fit (recomputed by `audit report`).
+	temps := make([]float64, len(res.Outcomes))
+	for i := range temps {
+		temps[i] = res.Temperature
+	}
 	res.Tables, err = reports.Compute(reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperature: res.Temperature, Calibration: res.Calibration, Seed: o.Seed, Manifest: o.manifest(inputs, res, v)})
+		Temperatures: temps, CrossFit: metrics.CrossFit(res.Outcomes, metrics.CrossFitOptions{Seed: o.Seed}), Seed: o.Seed, Manifest: o.manifest(inputs, res, v)})
 	if err != nil {
 		return nil, err
 	}
-	res.Tables.Summary.Gates = reports.Check(o.Gates, res.Tables.Summary.Metrics)
+	res.Tables.Summary.Gates = reports.Check(o.Gates, &res.Tables.Summary) // TODO(lead): cross-fit (Check takes the summary)
 	if err := res.Tables.Write(o.OutDir); err != nil {
 		return nil, err
 	}
