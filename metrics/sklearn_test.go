@@ -16,19 +16,19 @@ import (
 func TestAgainstScikitLearn(t *testing.T) {
 	var in []sklearnOutcome
 	var want struct {
-		Confusion  [3][3]int  `json:"confusion_matrix"`
-		Accuracy   float64    `json:"accuracy"`
-		Precision  [3]float64 `json:"precision"`
-		Recall     [3]float64 `json:"recall"`
-		F1         [3]float64 `json:"f1"`
-		MacroF1    float64    `json:"macro_f1"`
-		LogLoss    float64    `json:"log_loss"`
-		ProbTrue   []float64  `json:"calibration_prob_true"`
-		ProbPred   []float64  `json:"calibration_prob_pred"`
-		Counts     []int      `json:"calibration_counts"`
-		ECE10      float64    `json:"ece_10"`
-		Brier      float64    `json:"brier_multiclass"`
-		AnsweredLb int        `json:"answered_labelled"`
+		Confusion  [3][3]int                   `json:"confusion_matrix"`
+		Accuracy   float64                     `json:"accuracy"`
+		Precision  [3]float64                  `json:"precision"`
+		Recall     [3]float64                  `json:"recall"`
+		F1         [3]float64                  `json:"f1"`
+		MacroF1    float64                     `json:"macro_f1"`
+		LogLoss    float64                     `json:"log_loss"`
+		ProbTrue   []float64                   `json:"calibration_prob_true"`
+		ProbPred   []float64                   `json:"calibration_prob_pred"`
+		Counts     []int                       `json:"calibration_counts"`
+		ECE10      float64                     `json:"ece_10"`
+		Brier      float64                     `json:"brier_multiclass"`
+		AnsweredLb int                         `json:"answered_labelled"`
 		Baselines  sklearnBaselines            `json:"baselines"`
 		Cases      map[string]sklearnBaselines `json:"cases"`
 	}

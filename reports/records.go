@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion of the Parquet files; bumped on any column change.
-const SchemaVersion = "1"
+const SchemaVersion = "2"
 
 // Evidence is one retrieved passage of a record.
 type Evidence struct {
