@@ -519,3 +519,21 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 	}
 	return nil, fmt.Errorf("%w: pre-tokenizer %q", ErrUnsupported, p.Type)
 }
+
+// wordLocal reports whether a pre-tokeniser splits text at white space
+// before anything else, so no token spans white space.
+func wordLocal(p preTokenizer) bool {
+	switch p := p.(type) {
+	case bertPre, whitespacePre:
+		return true
+	case runeSplit:
+		return p.b == removed && p.match(' ') && p.match('\n')
+	case byteLevel:
+		return p.useRegex
+	case metaspace:
+		return p.doSplit
+	case preSeq:
+		return len(p) > 0 && wordLocal(p[0])
+	}
+	return false
+}

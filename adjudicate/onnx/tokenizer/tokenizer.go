@@ -27,6 +27,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Tokenizer is a loaded tokenizer.json. It is safe for concurrent use.
@@ -37,6 +38,7 @@ type Tokenizer struct {
 	model      model
 	post       postProcessor // nil: no special tokens
 	padID      int64
+	wordLocal  bool // tokens never span white space: see tokensUpTo
 }
 
 // Encoding is one encoded sequence or pair, unpadded.
@@ -93,6 +95,7 @@ func Parse(b []byte) (*Tokenizer, error) {
 	if t.post, err = parsePostProcessor(f.PostProcessor); err != nil {
 		return nil, fmt.Errorf("post_processor: %w", err)
 	}
+	t.wordLocal = wordLocal(t.pre)
 	if t.added, err = newAddedVocab(f.AddedTokens, t.normalizer); err != nil {
 		return nil, fmt.Errorf("added_tokens: %w", err)
 	}
@@ -158,14 +161,8 @@ func (t *Tokenizer) Encode(text string) (Encoding, error) {
 // min(its length, a quarter of the room) tokens and the claim is cut to
 // the rest.
 func (t *Tokenizer) EncodePair(passage, claim string, maxLen int) (Encoding, error) {
-	a, err := t.tokens(passage)
-	if err != nil {
-		return Encoding{}, err
-	}
-	b, err := t.tokens(claim)
-	if err != nil {
-		return Encoding{}, err
-	}
+	var a, b []int64
+	var err error
 	if maxLen > 0 {
 		added := 0
 		if t.post != nil {
@@ -174,7 +171,26 @@ func (t *Tokenizer) EncodePair(passage, claim string, maxLen int) (Encoding, err
 		if maxLen <= added {
 			return Encoding{}, fmt.Errorf("encode pair: maximum length %d leaves no room beside %d special tokens", maxLen, added)
 		}
-		a, b = truncatePair(a, b, maxLen-added)
+		budget := maxLen - added
+		// Tokenise no more of either text than can be kept.
+		if b, err = t.tokensUpTo(claim, budget); err != nil {
+			return Encoding{}, err
+		}
+		need := budget - len(b)
+		if need <= 0 {
+			need = budget / 4
+		}
+		if a, err = t.tokensUpTo(passage, need); err != nil {
+			return Encoding{}, err
+		}
+		a, b = truncatePair(a, b, budget)
+	} else {
+		if a, err = t.tokens(passage); err != nil {
+			return Encoding{}, err
+		}
+		if b, err = t.tokens(claim); err != nil {
+			return Encoding{}, err
+		}
 	}
 	if t.post == nil {
 		ids := append(append([]int64{}, a...), b...)
@@ -249,6 +265,36 @@ func (t *Tokenizer) Parallel(n int, f func(i int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// tokensUpTo returns at least the first n tokens of text (all of them when
+// there are fewer), tokenising only a prefix of its words when the
+// pre-tokeniser splits on white space first — the tokens of a text cut
+// before a white space are then a prefix of the whole text's. A word can
+// give no token at all (one of control characters), so when the prefix
+// falls short the whole text is tokenised.
+func (t *Tokenizer) tokensUpTo(text string, n int) ([]int64, error) {
+	if !t.wordLocal || n <= 0 {
+		return t.tokens(text)
+	}
+	words, inWord := 0, false
+	for i, r := range text {
+		if unicode.IsSpace(r) {
+			if inWord {
+				words++
+				if words == n {
+					if toks, err := t.tokens(text[:i]); err != nil || len(toks) >= n {
+						return toks, err
+					}
+					break
+				}
+			}
+			inWord = false
+		} else {
+			inWord = true
+		}
+	}
+	return t.tokens(text)
 }
 
 // tokens runs everything but the post-processor: added tokens split out,

@@ -78,15 +78,17 @@ async function main() {
     }
     if (bench) {
       // Pairs per second on the same pairs: one call at a time (one core),
-      // and encodeBatch (the library's own thread pool, all cores).
+      // and all calls at once (the binding runs each on Node's thread pool:
+      // all cores). Its encodeBatch takes single sequences only.
+      const bp = pairs.slice(strings.length, strings.length + 150); // the demo pairs, as the Go benchmark
       const reps = 20;
       let t0 = process.hrtime.bigint();
-      for (let r = 0; r < reps; r++) for (const [a, b] of pairs) await t.encode(a, b);
-      const one = (reps * pairs.length) / (Number(process.hrtime.bigint() - t0) / 1e9);
+      for (let r = 0; r < reps; r++) for (const [a, b] of bp) await t.encode(a, b);
+      const one = (reps * bp.length) / (Number(process.hrtime.bigint() - t0) / 1e9);
       t0 = process.hrtime.bigint();
-      for (let r = 0; r < reps; r++) await t.encodeBatch(pairs);
-      const all = (reps * pairs.length) / (Number(process.hrtime.bigint() - t0) / 1e9);
-      benchRows.push(`${name}: ${pairs.length} pairs, ${one.toFixed(0)} pairs/s one call at a time, ${all.toFixed(0)} pairs/s encodeBatch`);
+      for (let r = 0; r < reps; r++) await Promise.all(bp.map(([a, b]) => t.encode(a, b)));
+      const all = (reps * bp.length) / (Number(process.hrtime.bigint() - t0) / 1e9);
+      benchRows.push(`${name}: ${bp.length} pairs, ${one.toFixed(0)} pairs/s one call at a time, ${all.toFixed(0)} pairs/s all at once`);
     }
   }
   fs.writeFileSync(out, lines.join("\n") + "\n");
