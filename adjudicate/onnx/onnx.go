@@ -196,14 +196,19 @@ func New(opts Options) (adjudicate.Verifier, error) {
 		return nil, fmt.Errorf("onnx verifier: %w", err)
 	}
 	defer so.Destroy()
+	// Idle ONNX Runtime threads spin by default, taking cores the
+	// tokenizer needs between runs.
+	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+		return nil, fmt.Errorf("onnx verifier: %w", err)
+	}
 	if opts.Device == "cuda" {
 		cuda, err := ort.NewCUDAProviderOptions()
 		if err != nil {
-			return nil, fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it beside the runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
+			return nil, fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it with a matching runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
 		}
 		defer cuda.Destroy()
 		if err := so.AppendExecutionProviderCUDA(cuda); err != nil {
-			return nil, fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it beside the runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
+			return nil, fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it with a matching runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
 		}
 	}
 	if v.session, err = ort.NewDynamicAdvancedSession(modelPath, inNames, []string{outName}, so); err != nil {

@@ -375,7 +375,7 @@ func parseUnigram(raw json.RawMessage) (model, error) {
 	}
 	if m.UnkID != nil {
 		if *m.UnkID < 0 || *m.UnkID >= int64(len(m.Vocab)) {
-			return nil, fmt.Errorf("Unigram unk_id %d is outside the vocabulary", *m.UnkID)
+			return nil, fmt.Errorf("unigram unk_id %d is outside the vocabulary", *m.UnkID)
 		}
 		u.unk = *m.UnkID
 	}
