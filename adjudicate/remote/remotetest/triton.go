@@ -55,7 +55,7 @@ type Triton struct {
 	// run): inputs row-major [rows, width]; it returns rows × columns.
 	ScoreBatch func(rows, width int, ids, mask, types []int64) ([]float32, int, error)
 	Rows       atomic.Int64 // rows inferred
-	fault Fault
+	fault      Fault
 }
 
 // NewTriton serves model name with the standard NLI metadata and score.
