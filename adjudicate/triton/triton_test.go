@@ -21,7 +21,6 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate/remote/remotetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	ort "github.com/yalue/onnxruntime_go"
 )
 
 // tiny is the onnx backend's test model folder (tokenizer.json, config.json).
@@ -111,34 +110,11 @@ func TestSameVerdictsAsOnnxBackend(t *testing.T) {
 	local, err := onnx.New(onnx.Options{Model: tiny})
 	require.NoError(t, err)
 	defer local.(io.Closer).Close()
-	sess, err := ort.NewDynamicAdvancedSession(tiny+"/model.onnx", []string{"input_ids", "attention_mask", "token_type_ids"}, []string{"logits"}, nil)
+	score, closeFn, err := remotetest.ONNXScorer(tiny + "/model.onnx")
 	require.NoError(t, err)
-	defer sess.Destroy()
-	var mu sync.Mutex
+	defer closeFn()
 	tr := remotetest.NewTriton("nli", nil)
-	tr.ScoreBatch = func(rows, width int, ids, mask, types []int64) ([]float32, int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		shape := ort.NewShape(int64(rows), int64(width))
-		var in []ort.Value
-		for _, d := range [][]int64{ids, mask, types} {
-			x, err := ort.NewTensor(shape, d)
-			if err != nil {
-				return nil, 0, err
-			}
-			defer x.Destroy()
-			in = append(in, x)
-		}
-		out, err := ort.NewEmptyTensor[float32](ort.NewShape(int64(rows), 3))
-		if err != nil {
-			return nil, 0, err
-		}
-		defer out.Destroy()
-		if err := sess.Run(in, []ort.Value{out}); err != nil {
-			return nil, 0, err
-		}
-		return append([]float32(nil), out.GetData()...), 3, nil
-	}
+	tr.ScoreBatch = score
 	srv := serve(t, tr)
 	v := newVerifier(t, Options{Client: fastRetries(srv.URL, nil)})
 	pairs := adjudicatetest.Pairs()
