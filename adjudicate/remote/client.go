@@ -138,7 +138,7 @@ func New(o Options) (*Client, error) {
 	c := &Client{base: u, o: o, http: &http.Client{Transport: tr}, slots: make(chan struct{}, o.MaxInflight),
 		jitter: rand.New(rand.NewPCG(1, 2))}
 	if o.MaxRPS > 0 {
-		c.rate = &limiter{interval: time.Duration(float64(time.Second) / o.MaxRPS)}
+		c.rate = &limiter{interval: time.Duration(float64(time.Second) / o.MaxRPS), now: time.Now}
 	}
 	return c, nil
 }
@@ -365,11 +365,12 @@ type limiter struct {
 	mu       sync.Mutex
 	next     time.Time
 	interval time.Duration
+	now      func() time.Time
 }
 
 func (l *limiter) wait(ctx context.Context, sleepFn func(context.Context, time.Duration) error) error {
 	l.mu.Lock()
-	now := time.Now()
+	now := l.now()
 	at := l.next
 	if at.Before(now) {
 		at = now
