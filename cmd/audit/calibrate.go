@@ -11,11 +11,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// calibrateCmd is `audit calibrate`.
+type calibrateCmd struct {
+	e             *env
+	records, out  string
+	sweep, asJSON bool
+	threshold     float64
+	opts          metrics.CrossFitOptions
+}
+
 func newCalibrateCmd(e *env) *cobra.Command {
-	var records, out string
-	var sweep, asJSON bool
-	var threshold float64
-	var opts metrics.CrossFitOptions
+	c := &calibrateCmd{e: e}
 	cmd := &cobra.Command{
 		Use:   "calibrate --records F --out DIR [--sweep]",
 		Short: "Fit a temperature to a run's logits and measure it out of sample",
@@ -32,89 +38,75 @@ flagged. It writes calibration_fit.json; with --sweep also temperature_sweep.par
 selective risk and false-accept rates over abstain thresholds, calibrated stage
 cross-fitted).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireFlags(cmd, "records", "out"); err != nil {
-				return err
-			}
-			rs, err := reports.ReadParquet[reports.Record](records)
-			if err != nil {
-				return &exitError{code: exitInput, err: err}
-			}
-			outs := make([]metrics.Outcome, len(rs))
-			runID := ""
-			for i, r := range rs {
-				outs[i] = reports.OutcomeOf(r)
-				runID = r.RunID
-			}
-			cf := metrics.CrossFit(outs, opts)
-			before := metrics.Calibration(outs, 1)
-			after := metrics.Calibration(metrics.Scaled(outs, cf.PerOutcome), 1)
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
-			}
-			num := func(v float64) any {
-				if math.IsNaN(v) {
-					return nil
-				}
-				return v
-			}
-			fit := map[string]any{"run_id": runID, "fitted": cf.Fitted, "labelled": cf.Labelled, "min_labelled": cf.Min,
-				"folds": cf.K, "seed": cf.Seed, "fold_temperatures": cf.Folds, "full_temperature": nil, "full_at_bound": cf.FullAtBound,
-				"ece_10_before": num(before.ECE10), "nll_before": num(before.NLL), "brier_before": num(before.Brier),
-				"would_apply_at_threshold": before.ECE10 > threshold && cf.Fitted}
-			if cf.Fitted {
-				fit["full_temperature"] = cf.Full
-				fit["ece_10_after"], fit["nll_after"], fit["brier_after"] = num(after.ECE10), num(after.NLL), num(after.Brier)
-			} else {
-				fit["reason"] = cf.Reason
-			}
-			if cf.Folds == nil {
-				fit["fold_temperatures"] = []metrics.FoldFit{}
-			}
-			if err := writeAtomic(filepath.Join(out, "calibration_fit.json"), mustJSON(fit)); err != nil {
-				return err
-			}
-			if sweep {
-				if err := reports.WriteSweeps(out, reports.Meta{RunID: runID, ToolVersion: version()}, outs, cf.PerOutcome, cf.Full); err != nil {
-					return err
-				}
-			}
-			if asJSON {
-				return printJSON(e, fit)
-			}
-			if !cf.Fitted {
-				fmt.Fprintf(e.stdout, "no temperature fitted: %s\n", cf.Reason)
-				fmt.Fprintf(e.stdout, "ECE (10 bins) %s at T = 1\n", fmtNum(before.ECE10))
-				return nil
-			}
-			fmt.Fprintf(e.stdout, "temperature %.4f fitted on %d labelled claims; folds:", cf.Full, cf.Labelled)
-			for _, f := range cf.Folds {
-				fmt.Fprintf(e.stdout, " %.4f (n %d)", f.Temperature, f.N)
-			}
-			fmt.Fprintln(e.stdout)
-			fmt.Fprintf(e.stdout, "ECE (10 bins) %s → %s, NLL %s → %s, Brier %s → %s (after: cross-fitted, out of sample)\n",
-				fmtNum(before.ECE10), fmtNum(after.ECE10), fmtNum(before.NLL), fmtNum(after.NLL), fmtNum(before.Brier), fmtNum(after.Brier))
-			if cf.FullAtBound {
-				fmt.Fprintf(e.stdout, "warning: the full-data fit is on its bound [%g, %g]\n", metrics.MinTemperature, metrics.MaxTemperature)
-			}
-			for _, f := range cf.Folds {
-				if f.AtBound {
-					fmt.Fprintf(e.stdout, "warning: fold %d's fit is on its bound (T = %g)\n", f.Fold, f.Temperature)
-				}
-			}
-			return nil
-		},
+		RunE: c.run,
 	}
 	f := cmd.Flags()
-	f.StringVar(&records, "records", "", "records.parquet of a run (required)")
-	f.StringVar(&out, "out", "", "output folder (required)")
-	f.BoolVar(&sweep, "sweep", false, "also write temperature and abstain-threshold sweeps (Parquet and PNG)")
-	f.Float64Var(&threshold, "ece-threshold", 0.10, "report whether auto calibration would apply at this ECE")
-	f.IntVar(&opts.K, "folds", metrics.DefaultFolds, "cross-fitting folds")
-	f.Uint64Var(&opts.Seed, "seed", 1, "fold assignment seed (the run's --seed gives its folds)")
-	f.IntVar(&opts.Min, "min-calibration", metrics.DefaultMinCalibration, "fewest labelled claims with logits to fit a temperature on")
-	f.BoolVar(&asJSON, "json", false, "print the fit as JSON")
+	f.StringVar(&c.records, "records", "", "records.parquet of a run (required)")
+	f.StringVar(&c.out, "out", "", "output folder (required)")
+	f.BoolVar(&c.sweep, "sweep", false, "also write temperature and abstain-threshold sweeps (Parquet and PNG)")
+	f.Float64Var(&c.threshold, "ece-threshold", 0.10, "report whether auto calibration would apply at this ECE")
+	f.IntVar(&c.opts.K, "folds", metrics.DefaultFolds, "cross-fitting folds")
+	f.Uint64Var(&c.opts.Seed, "seed", 1, "fold assignment seed (the run's --seed gives its folds)")
+	f.IntVar(&c.opts.Min, "min-calibration", metrics.DefaultMinCalibration, "fewest labelled claims with logits to fit a temperature on")
+	f.BoolVar(&c.asJSON, "json", false, "print the fit as JSON")
 	return cmd
+}
+
+func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
+	if err := requireFlags(cmd, "records", "out"); err != nil {
+		return err
+	}
+	rs, err := reports.ReadParquet[reports.Record](c.records)
+	if err != nil {
+		return &exitError{code: exitInput, err: err}
+	}
+	outs := make([]metrics.Outcome, len(rs))
+	runID := ""
+	for i, r := range rs {
+		outs[i] = reports.OutcomeOf(r)
+		runID = r.RunID
+	}
+	fit, cf := reports.FitCalibration(runID, outs, c.opts, c.threshold)
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(c.out, "calibration_fit.json"), mustJSON(fit)); err != nil {
+		return err
+	}
+	if c.sweep {
+		if err := reports.WriteSweeps(c.out, reports.Meta{RunID: runID, ToolVersion: version()}, outs, cf.PerOutcome, cf.Full); err != nil {
+			return err
+		}
+	}
+	if c.asJSON {
+		return printJSON(c.e, fit)
+	}
+	printFit(c.e, fit, cf)
+	return nil
+}
+
+func printFit(e *env, fit reports.CalibrationFit, cf metrics.CrossFitResult) {
+	before, after := fit.Before, fit.After
+	if !cf.Fitted {
+		fmt.Fprintf(e.stdout, "no temperature fitted: %s\n", cf.Reason)
+		fmt.Fprintf(e.stdout, "ECE (10 bins) %s at T = 1\n", fmtNum(before.ECE10))
+		return
+	}
+	fmt.Fprintf(e.stdout, "temperature %.4f fitted on %d labelled claims; folds:", cf.Full, cf.Labelled)
+	for _, f := range cf.Folds {
+		fmt.Fprintf(e.stdout, " %.4f (n %d)", f.Temperature, f.N)
+	}
+	fmt.Fprintln(e.stdout)
+	fmt.Fprintf(e.stdout, "ECE (10 bins) %s → %s, NLL %s → %s, Brier %s → %s (after: cross-fitted, out of sample)\n",
+		fmtNum(before.ECE10), fmtNum(after.ECE10), fmtNum(before.NLL), fmtNum(after.NLL), fmtNum(before.Brier), fmtNum(after.Brier))
+	if cf.FullAtBound {
+		fmt.Fprintf(e.stdout, "warning: the full-data fit is on its bound [%g, %g]\n", metrics.MinTemperature, metrics.MaxTemperature)
+	}
+	for _, f := range cf.Folds {
+		if f.AtBound {
+			fmt.Fprintf(e.stdout, "warning: fold %d's fit is on its bound (T = %g)\n", f.Fold, f.Temperature)
+		}
+	}
 }
 
 // fmtNum prints to four places, or — when undefined.
