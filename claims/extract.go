@@ -336,7 +336,8 @@ func (o Output) claim(text string, cites []string, opts ExtractOptions) (Claim, 
 		c.Notes = joinNote(c.Notes, "hedged: "+strings.ToLower(hedge))
 		c.Modality = "possibility"
 	}
-	num, hasNum := findNumeric(text)
+	numM, hasNum := findNumeric(text)
+	num := numM.Quantity
 	switch {
 	case hasNum:
 		c.Type = "numeric"

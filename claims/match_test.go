@@ -67,5 +67,5 @@ func ExampleVerifyNumeric() {
 	facts := FactsFromText("span_013", "The Kestrel X2 drone weighs 1.2 kg and has a maximum flight time of 34 minutes.")
 	c := VerifyNumeric("The Kestrel X2 has a flight time of 40 minutes.", facts, MatchOptions{})
 	fmt.Println(c.Status, "-", c.Reason)
-	// Output: mismatch - 40 minutes differs from 34 minutes in span_013
+	// Output: mismatch - 40 minutes differs from 34 minutes in span_013: 34 is not within 5% of 40
 }

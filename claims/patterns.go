@@ -36,6 +36,7 @@ var patterns = []struct {
 	{PatternTrustScore, regexp.MustCompile(`(?i)\b(?:trust\s+)?score:?\s*` + num + `\s?%`)},
 	{PatternAverage, regexp.MustCompile(`(?i)\baverage(?:\s+of)?\s+` + num + `(?:\s?(?:%|percent\b))?`)},
 	{PatternMoney, regexp.MustCompile(`[$€£]\s?` + num + scale + `(?:\s?(?:/|per\s)\s?[A-Za-z]+)?`)},
+	{PatternRange, regexp.MustCompile(`(?i)\bbetween\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?\s+and\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?(?:\s+[A-Za-z][A-Za-z'-]*)?`)},
 	{PatternRange, regexp.MustCompile(`\b` + num + `\s?(?:-|–|—)\s?` + num + `(?:\s?(?:%|percent\b))?`)},
 	{PatternPercentage, regexp.MustCompile(`(?i)\b` + num + `\s?(?:%|percent\b|per cent\b)`)},
 	{PatternMultiplier, regexp.MustCompile(`\b\d+(?:\.\d+)?\s?[x×](?:\s|$|[.,;])`)},
@@ -70,6 +71,9 @@ func FindNumbers(text string) []Mention {
 		q, ok := mention(pattern, m)
 		if !ok {
 			return
+		}
+		if q.Cmp == CmpValue && !q.Negated {
+			q.Cmp, q.Negated, q.Qualifier = comparatorAt(text, loc[0])
 		}
 		mark(taken, loc)
 		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: loc[0], End: loc[1]})
@@ -115,6 +119,21 @@ func mention(pattern, m string) (Quantity, bool) {
 		}
 	case PatternCount:
 		return countMention(m)
+	case PatternRange:
+		if strings.HasPrefix(strings.ToLower(m), "between") {
+			q, err := ParseQuantity(m)
+			if err != nil {
+				// "between 10 and 20 in": drop the word after the range.
+				if k := strings.LastIndexByte(m, ' '); k > 0 {
+					q, err = ParseQuantity(m[:k])
+				}
+			}
+			if err != nil || q.Unit == "year" {
+				return q, false
+			}
+			q.Text = m
+			return q, true
+		}
 	}
 	q, err := ParseQuantity(m)
 	if err != nil {
@@ -174,10 +193,10 @@ func nextToMonth(text string, loc []int) bool {
 
 // findNumeric returns the claim's main numeric mention: the first that is
 // not a year or version.
-func findNumeric(text string) (Quantity, bool) {
+func findNumeric(text string) (Mention, bool) {
 	ms := FindNumbers(text)
 	if len(ms) == 0 {
-		return Quantity{}, false
+		return Mention{}, false
 	}
-	return ms[0].Quantity, true
+	return ms[0], true
 }
