@@ -76,7 +76,11 @@ func FindNumbers(text string) []Mention {
 			q.Cmp, q.Negated, q.Qualifier = comparatorAt(text, loc[0])
 		}
 		mark(taken, loc)
-		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: loc[0], End: loc[1]})
+		end := loc[1]
+		if strings.HasPrefix(text[loc[0]:], q.Text) {
+			end = loc[0] + len(q.Text) // a count keeps only its counted noun
+		}
+		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: loc[0], End: end})
 	}
 	for _, p := range patterns {
 		for _, loc := range p.re.FindAllStringIndex(text, -1) {
