@@ -78,6 +78,15 @@ func YearsIn(text string) []int {
 type MatchOptions struct {
 	MinSimilarity float64 // default 0.3
 	RelTol        float64 // default 0.05: |claimed − actual| / |actual| <= RelTol
+	// Policy decides whether a fact's value agrees with the claimed one.
+	// "" is seed 001's relative tolerance (RelTol). "auto" reads the
+	// claim as written: a bound by its bound, "about N" within RelTol, a
+	// bare number at the precision it is written in ("48 million" agrees
+	// with 48.2 million, "91%" with 91.4%). Any other name is that policy
+	// of seed 000 (Check), with the fact as the claimed value and the
+	// claim's number as the token.
+	Policy string
+	Params PolicyParams
 }
 
 func (o *MatchOptions) defaults() {
@@ -144,8 +153,12 @@ func Similarity(context string, value float64, unit string, f Fact, relTol float
 // similarity is Similarity for a claimed quantity: its value bonus goes to a
 // fact that satisfies the claim as written ("more than 100" by 120).
 func similarity(context string, q Quantity, f Fact, relTol float64) (float64, bool) {
+	return similarityUnder(context, q, f, MatchOptions{RelTol: relTol})
+}
+
+func similarityUnder(context string, q Quantity, f Fact, opts MatchOptions) (float64, bool) {
 	score := Jaccard(context, f.Description) * 0.5
-	if ok, _ := q.Holds(f.Value, relTol); ok {
+	if ok, _, _ := agrees(q, f, opts); ok {
 		score += 0.2
 	}
 	if q.Unit != "" && f.Unit != "" && q.Unit != f.Unit {
@@ -212,7 +225,46 @@ func VerifyNumeric(claimText string, facts []Fact, opts MatchOptions) NumericChe
 	return VerifyMention(claimText, m, facts, opts)
 }
 
-func policyName(o MatchOptions) string { return fmt.Sprintf("rel_tol=%g", o.RelTol) }
+func policyName(o MatchOptions) string {
+	if o.Policy != "" {
+		return o.Policy
+	}
+	return fmt.Sprintf("rel_tol=%g", o.RelTol)
+}
+
+// agrees decides whether fact value f satisfies the claimed quantity q
+// under opts.Policy, and names the policy that decided.
+func agrees(q Quantity, f Fact, opts MatchOptions) (ok bool, why, policy string) {
+	switch opts.Policy {
+	case "":
+		ok, why = q.Holds(f.Value, opts.RelTol)
+		return ok, why, policyName(opts)
+	case PolicyAuto:
+		switch {
+		case q.Cmp.IsBound() || q.Negated || q.Kind == KindRange:
+			ok, why = q.Holds(f.Value, opts.RelTol)
+			return ok, why, PolicyAuto + ":" + PolicyRange
+		case q.Cmp == CmpApprox:
+			ok, why = q.Holds(f.Value, opts.RelTol)
+			return ok, why, PolicyAuto + ":" + PolicyTolerance
+		}
+		scale := q.Scale
+		if scale == 0 {
+			scale = 1
+		}
+		got, want := roundTo(f.Value/scale, q.Decimals), roundTo(q.Value/scale, q.Decimals)
+		if eq(got, want) {
+			return true, fmt.Sprintf("%s rounds to %s as written", fmtNum(f.Value), strings.TrimSpace(q.Text)), PolicyAuto + ":" + PolicyRounded
+		}
+		return false, fmt.Sprintf("%s does not round to %s as written", fmtNum(f.Value), strings.TrimSpace(q.Text)), PolicyAuto + ":" + PolicyRounded
+	}
+	fq := f.quantity
+	if fq.Kind == "" {
+		fq = Quantity{Kind: KindNumber, Value: f.Value, Payload: f.Value, Scale: 1, Unit: f.Unit}
+	}
+	d := CheckQuantity(opts.Policy, opts.Params, fq, q)
+	return d.Verified, d.Reason, d.Policy
+}
 
 // VerifyMention checks one numeric mention of context against facts. A
 // fact matches (seed 001: similarity >= MinSimilarity, units equal when
@@ -230,7 +282,7 @@ func VerifyMention(context string, m Mention, facts []Fact, opts MatchOptions) N
 	bestScore, nearestScore, why := 0.0, 0.0, ""
 	for i := range facts {
 		f := &facts[i]
-		s, unitsAgree := similarity(context, q, *f, opts.RelTol)
+		s, unitsAgree := similarityUnder(context, q, *f, opts)
 		if s < opts.MinSimilarity && unitsAgree {
 			continue
 		}
@@ -274,7 +326,8 @@ func VerifyMention(context string, m Mention, facts []Fact, opts MatchOptions) N
 	}
 	f := *best
 	check.Fact, check.Score = &f, bestScore
-	ok, why := q.Holds(f.Value, opts.RelTol)
+	ok, why, used := agrees(q, f, opts)
+	check.Policy = used
 	if ok {
 		check.Status = NumericVerified
 		check.Reason = fmt.Sprintf("%s matches %s in %s: %s", claimPhrase(m), f.Text, f.ID, why)
