@@ -95,6 +95,38 @@ func comparatorOf(qualifier string) Comparator {
 // most relTol (seed 001's tolerance). A negated comparator ("not more than")
 // holds where the plain one does not. The reason says what was compared.
 func (q Quantity) Holds(actual, relTol float64) (bool, string) {
+	ok, rel := q.holds(actual, relTol, true)
+	if ok {
+		return true, fmt.Sprintf("%s is %s", fmtNum(actual), rel)
+	}
+	return false, fmt.Sprintf("%s is not %s", fmtNum(actual), rel)
+}
+
+// holds is Holds; the description of the relation is built only when
+// describe is set (matching asks many facts and needs few reasons).
+func (q Quantity) holds(actual, relTol float64, describe bool) (bool, string) {
+	if !describe {
+		v := q.Value
+		var ok bool
+		switch {
+		case q.Kind == KindRange || q.Cmp == CmpBetween:
+			ok = actual >= q.Lo-tiny(q.Lo) && actual <= q.Hi+tiny(q.Hi)
+		case q.Cmp == CmpAbove:
+			ok = actual > v
+		case q.Cmp == CmpAtLeast:
+			ok = actual >= v-tiny(v)
+		case q.Cmp == CmpBelow:
+			ok = actual < v
+		case q.Cmp == CmpAtMost:
+			ok = actual <= v+tiny(v)
+		case q.Cmp == CmpNearly:
+			lo := v - relTol*math.Abs(v)
+			ok = actual <= v+tiny(v) && actual >= lo-tiny(lo)
+		default:
+			ok = ValuesMatch(v, actual, relTol)
+		}
+		return ok != q.Negated, ""
+	}
 	v := q.Value
 	var ok bool
 	var rel string
@@ -118,10 +150,7 @@ func (q Quantity) Holds(actual, relTol float64) (bool, string) {
 	if q.Negated {
 		ok, rel = !ok, "not "+rel
 	}
-	if ok {
-		return true, fmt.Sprintf("%s is %s", fmtNum(actual), rel)
-	}
-	return false, fmt.Sprintf("%s is not %s", fmtNum(actual), rel)
+	return ok, rel
 }
 
 // tiny absorbs floating-point noise in comparisons ("at least 0.3" holds for 0.1+0.2).

@@ -153,12 +153,18 @@ func Similarity(context string, value float64, unit string, f Fact, relTol float
 // similarity is Similarity for a claimed quantity: its value bonus goes to a
 // fact that satisfies the claim as written ("more than 100" by 120).
 func similarity(context string, q Quantity, f Fact, relTol float64) (float64, bool) {
-	return similarityUnder(context, q, f, MatchOptions{RelTol: relTol})
+	return similarityUnder(wordSet(context), q, f, MatchOptions{RelTol: relTol})
 }
 
-func similarityUnder(context string, q Quantity, f Fact, opts MatchOptions) (float64, bool) {
-	score := Jaccard(context, f.Description) * 0.5
-	if ok, _, _ := agrees(q, f, opts); ok {
+func similarityUnder(context map[string]bool, q Quantity, f Fact, opts MatchOptions) (float64, bool) {
+	score := jaccardSet(context, f.Description) * 0.5
+	var ok bool
+	if opts.Policy == "" {
+		ok, _ = q.holds(f.Value, opts.RelTol, false)
+	} else {
+		ok, _, _ = agrees(q, f, opts)
+	}
+	if ok {
 		score += 0.2
 	}
 	if q.Unit != "" && f.Unit != "" && q.Unit != f.Unit {
@@ -172,13 +178,22 @@ func similarityUnder(context string, q Quantity, f Fact, opts MatchOptions) (flo
 
 // Jaccard is the word-set similarity of two texts over their content words.
 func Jaccard(a, b string) float64 {
-	wa, wb := contentWords(a), contentWords(b)
-	if len(wa) == 0 && len(wb) == 0 {
-		return 0
-	}
+	return jaccardSet(wordSet(a), b)
+}
+
+func wordSet(a string) map[string]bool {
 	set := map[string]bool{}
-	for _, w := range wa {
+	for _, w := range contentWords(a) {
 		set[w] = true
+	}
+	return set
+}
+
+// jaccardSet is Jaccard with the first text's words counted once.
+func jaccardSet(set map[string]bool, b string) float64 {
+	wb := contentWords(b)
+	if len(set) == 0 && len(wb) == 0 {
+		return 0
 	}
 	inter := 0
 	union := len(set)
@@ -278,11 +293,12 @@ func VerifyMention(context string, m Mention, facts []Fact, opts MatchOptions) N
 	check := NumericCheck{Policy: policyName(opts), Claim: m.Text, Comparator: q.Cmp, Negated: q.Negated}
 	claimYears := YearsIn(context)
 	entity := entityWords(context, m)
+	words := wordSet(context)
 	var best, nearest *Fact
 	bestScore, nearestScore, why := 0.0, 0.0, ""
 	for i := range facts {
 		f := &facts[i]
-		s, unitsAgree := similarityUnder(context, q, *f, opts)
+		s, unitsAgree := similarityUnder(words, q, *f, opts)
 		if s < opts.MinSimilarity && unitsAgree {
 			continue
 		}

@@ -46,6 +46,9 @@ var patterns = []struct {
 	{PatternCount, regexp.MustCompile(`\b` + num + scale + `(?:\s+[A-Za-z][A-Za-z'-]*){1,3}`)},
 }
 
+// betweenPattern is the index of "between X and Y" in patterns.
+const betweenPattern = 3
+
 var (
 	reVersionTok = regexp.MustCompile(`(?i)\bv(?:ersion\s)?\d+(?:\.\d+)+`)
 	reBareNumber = regexp.MustCompile(`\b` + num + scale)
@@ -82,7 +85,11 @@ func FindNumbers(text string) []Mention {
 		}
 		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: loc[0], End: end})
 	}
-	for _, p := range patterns {
+	hasBetween := strings.Contains(strings.ToLower(text), "between")
+	for i, p := range patterns {
+		if i == betweenPattern && !hasBetween {
+			continue // the costliest pattern, for a rare word
+		}
 		for _, loc := range p.re.FindAllStringIndex(text, -1) {
 			m := strings.TrimRight(text[loc[0]:loc[1]], " .,;")
 			add(p.name, []int{loc[0], loc[0] + len(m)}, m)

@@ -40,3 +40,7 @@ func TestSeed001Patterns(t *testing.T) {
 	// Versions are not claims; neither are years or day numbers of dates.
 	assert.Empty(t, FindNumbers("Version v1.0 shipped in 2021 on 4 May."))
 }
+
+func TestBetweenPatternIndex(t *testing.T) {
+	assert.Contains(t, patterns[betweenPattern].re.String(), "between")
+}
