@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench bench-e2e interop ort demo demo-data weights fuzz clean
+.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval interop ort demo demo-data weights fuzz clean
 
 all: lint test build
 
@@ -57,6 +57,33 @@ bench-e2e: build
 	  /usr/bin/time -f "   wall %es, peak RSS %M KiB" $(BIN)/audit run --log-level warn \
 	    --corpus $(E2E_DIR)/data-$$n/corpus.jsonl --spans $(E2E_DIR)/data-$$n/spans.jsonl \
 	    --claims $(E2E_DIR)/data-$$n/claims.jsonl --gold $(E2E_DIR)/data-$$n/gold.jsonl --out $(E2E_DIR)/out-$$n; \
+	done
+
+## bench-retrieval: the project's BM25 against Xapian's (Debian python3-xapian,
+## installed here when apt-get can; skipped with a message otherwise) on one
+## generated corpus (seed 202), both engines one after the other on one thread,
+## on the same analysed terms; prints queries/s, p50/p99 and top-5 agreement.
+## REAL_DATA=DIR adds recall@5 for every DIR/*/ holding gold_details.jsonl.
+RET_DIR  := .cache/bench-retrieval
+PYTHON3  ?= /usr/bin/python3
+REAL_DATA ?=
+bench-retrieval: build
+	$(BIN)/audit gen --out $(RET_DIR)/data --claims 10000 --docs 10000 --seed 202 > /dev/null
+	$(GO) run ./bench/retrieval -corpus $(RET_DIR)/data/corpus.jsonl -spans $(RET_DIR)/data/spans.jsonl \
+	  -claims $(RET_DIR)/data/claims.jsonl -index $(RET_DIR)/index -out $(RET_DIR)/out -export -label generated
+	@if ! $(PYTHON3) -c 'import xapian' 2>/dev/null; then \
+	  if command -v apt-get > /dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get install -y -q python3-xapian > /dev/null || { apt-get update -q > /dev/null && apt-get install -y -q python3-xapian > /dev/null; }; \
+	  elif command -v apt-get > /dev/null && command -v sudo > /dev/null; then \
+	    sudo apt-get install -y -q python3-xapian > /dev/null; \
+	  fi; fi
+	@if $(PYTHON3) -c 'import xapian' 2>/dev/null; then \
+	  $(PYTHON3) bench/retrieval/xapian_bm25.py $(RET_DIR)/out 5; \
+	else echo "bench-retrieval: Xapian comparison skipped: python3-xapian is not installed and apt-get is not available to install it"; fi
+	@for d in $(if $(REAL_DATA),$(wildcard $(REAL_DATA)/*/gold_details.jsonl)); do \
+	  s=$$(dirname $$d); n=$$(basename $$s); \
+	  $(GO) run ./bench/retrieval -corpus $$s/corpus.jsonl -spans $$s/spans.jsonl -claims $$s/claims.jsonl \
+	    -gold-details $$d -index $(RET_DIR)/index-$$n -out $(RET_DIR)/out-$$n -label $$n || exit 1; \
 	done
 
 ## fuzz: a short run of every fuzz target (each target alone, as go test requires)

@@ -42,6 +42,10 @@ const (
 	// construction change in a way that makes older indexes stale.
 	MappingVersion = 1
 	analyzerName   = "claimaudit_en"
+	// Scoring names the ranking Search applies (docs/format/index.md). It
+	// is computed at query time from the postings, so an index written
+	// before it (manifest "bm25") is read the same way.
+	Scoring = "bm25 k1=0.9 b=0.4"
 )
 
 // IndexManifest describes an index folder. Two manifests describe the same
@@ -186,7 +190,7 @@ func BuildIndex(ctx context.Context, dir string, c *Corpus, opts IndexOptions) (
 		FormatVersion:  formatVersion,
 		MappingVersion: MappingVersion,
 		Complete:       true,
-		Scoring:        index.BM25Scoring,
+		Scoring:        Scoring,
 		Bleve:          moduleVersion("github.com/blevesearch/bleve/v2"),
 		CreatedAt:      time.Now().UTC().Format(time.RFC3339),
 		BuildSeconds:   time.Since(began).Seconds(),

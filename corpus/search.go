@@ -3,23 +3,27 @@ package corpus
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"unicode"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/analysis"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // Index is an opened passage index. Its methods are safe for concurrent use.
 type Index struct {
 	idx      bleve.Index
+	reader   index.IndexReader // one snapshot for every query: the index is read-only
+	analyzer analysis.Analyzer
 	manifest *IndexManifest
-	df       sync.Map // term -> int
+
+	once   sync.Once
+	scorer *scorer
+	err    error
 }
 
 // OpenIndex opens a complete index folder read-only.
@@ -36,14 +40,42 @@ func OpenIndex(dir string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open bleve index %s: %w", path, err)
 	}
-	return &Index{idx: idx, manifest: m}, nil
+	ix := &Index{idx: idx, manifest: m}
+	if ix.analyzer = idx.Mapping().AnalyzerNamed(analyzerName); ix.analyzer == nil {
+		idx.Close()
+		return nil, fmt.Errorf("%s: %w (no analyzer %s)", dir, ErrNotIndex, analyzerName)
+	}
+	adv, err := idx.Advanced()
+	if err == nil {
+		ix.reader, err = adv.Reader()
+	}
+	if err != nil {
+		idx.Close()
+		return nil, fmt.Errorf("open bleve index %s: %w", path, err)
+	}
+	return ix, nil
 }
 
 // Manifest describes what the index holds.
 func (ix *Index) Manifest() *IndexManifest { return ix.manifest }
 
 // Close releases the index.
-func (ix *Index) Close() error { return ix.idx.Close() }
+func (ix *Index) Close() error {
+	rerr := ix.reader.Close()
+	if err := ix.idx.Close(); err != nil {
+		return err
+	}
+	return rerr
+}
+
+// load reads the postings into memory on first use, so that opening an
+// index for a lookup or a manifest costs nothing.
+func (ix *Index) load() (*scorer, error) {
+	ix.once.Do(func() {
+		ix.scorer, ix.err = loadScorer(context.Background(), ix.reader)
+	})
+	return ix.scorer, ix.err
+}
 
 // Hit is one retrieved passage with its rank (1-based) and BM25 score.
 type Hit struct {
@@ -52,15 +84,11 @@ type Hit struct {
 	Score float64 `json:"score"`
 }
 
-var hitFields = []string{"text", "doc_id", "span_id", "start", "end"}
-
-// tieMargin is how many hits beyond k a search fetches to break score ties
-// by passage id without asking bleve to sort by id.
-const tieMargin = 8
-
-// Search returns the k best passages for a free-text query, best first; ties
-// in score are broken by passage id so results are deterministic. A query
-// with no content words returns no hits.
+// Search returns the k best passages for a free-text query by standard BM25
+// (see docs/format/index.md), best first. Scores are rounded to 1e-9 and ties
+// in the rounded score are broken by passage id, so results depend on the
+// input alone, not on how the index was built. A query with no content
+// words returns no hits.
 func (ix *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	return ix.search(ctx, text, k, "")
 }
@@ -70,84 +98,70 @@ func (ix *Index) search(ctx context.Context, text string, k int, docID string) (
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
-	qs := make([]query.Query, len(terms))
-	for i, t := range terms {
-		mq := bleve.NewMatchQuery(t.Text)
-		mq.SetField("text")
-		mq.SetBoost(t.Boost)
-		qs[i] = mq
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	var q query.Query = bleve.NewDisjunctionQuery(qs...)
-	if docID != "" {
-		tq := bleve.NewTermQuery(docID)
-		tq.SetField("doc_id")
-		q = bleve.NewConjunctionQuery(q, tq)
-	}
-	// Sorting by score alone is cheap; sorting by (score, id) makes bleve
-	// look up every candidate's id. So fetch a margin beyond k, order ties
-	// by id here, and only when a tie runs to the end of what was fetched
-	// (so an equal-scoring passage may be missing) pay for the exact sort.
-	fetch := k + tieMargin
-	req := bleve.NewSearchRequestOptions(q, fetch, 0, false)
-	req.Fields = hitFields
-	res, err := ix.idx.SearchInContext(ctx, req)
+	s, err := ix.load()
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	if n := len(res.Hits); n == fetch && n > k && res.Hits[n-1].Score == res.Hits[k-1].Score {
-		req = bleve.NewSearchRequestOptions(q, k, 0, false)
-		req.Fields = hitFields
-		req.SortBy([]string{"-_score", "_id"})
-		if res, err = ix.idx.SearchInContext(ctx, req); err != nil {
+	within := int32(-1)
+	if docID != "" {
+		n, ok := s.docs[docID]
+		if !ok {
+			return nil, nil
+		}
+		within = n
+	}
+	top := s.topK(analyseQuery(ix.analyzer, terms), k, within)
+	hits := make([]Hit, 0, len(top))
+	for i, c := range top {
+		h, err := ix.stored(s.ids[c.ord])
+		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-	}
-	for _, h := range res.Hits {
-		h.Score = stableScore(h.Score)
-	}
-	sort.SliceStable(res.Hits, func(i, j int) bool {
-		a, b := res.Hits[i], res.Hits[j]
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		return a.ID < b.ID
-	})
-	if len(res.Hits) > k {
-		res.Hits = res.Hits[:k]
-	}
-	hits := make([]Hit, 0, len(res.Hits))
-	for i, h := range res.Hits {
-		hits = append(hits, hitOf(h.ID, h.Fields, h.Score, i+1))
+		h.Rank, h.Score = i+1, c.score
+		hits = append(hits, h)
 	}
 	return hits, nil
 }
 
-// stableScore rounds a BM25 score to 10 significant digits. bleve adds a
-// disjunction's term scores in an order that follows internal document
-// numbers, which depend on the index's merge history: two builds of one
-// corpus can differ in the last bit. Rounding makes scores (and through the
-// id tie-break, rankings) a function of the input alone.
-func stableScore(s float64) float64 {
-	if s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
-		return s
+// stored reads a passage's stored fields.
+func (ix *Index) stored(id string) (Hit, error) {
+	d, err := ix.reader.Document(id)
+	if err != nil {
+		return Hit{}, fmt.Errorf("read passage %s: %w", id, err)
 	}
-	p := math.Pow(10, 9-math.Floor(math.Log10(math.Abs(s))))
-	return math.Round(s*p) / p
-}
-
-func hitOf(id string, fields map[string]any, score float64, rank int) Hit {
-	hit := Hit{Rank: rank, Score: score}
+	hit := Hit{}
 	hit.ID = id
-	hit.Text, _ = fields["text"].(string)
-	hit.DocID, _ = fields["doc_id"].(string)
-	hit.SpanID, _ = fields["span_id"].(string)
-	if v, ok := fields["start"].(float64); ok {
-		hit.Start = int(v)
+	if d == nil {
+		return hit, fmt.Errorf("read passage %s: not stored", id)
 	}
-	if v, ok := fields["end"].(float64); ok {
-		hit.End = int(v)
-	}
-	return hit
+	d.VisitFields(func(f index.Field) {
+		switch f.Name() {
+		case "text":
+			hit.Text = string(f.Value())
+		case "doc_id":
+			hit.DocID = string(f.Value())
+		case "span_id":
+			hit.SpanID = string(f.Value())
+		case "start", "end":
+			nf, ok := f.(index.NumericField)
+			if !ok {
+				return
+			}
+			v, err := nf.Number()
+			if err != nil {
+				return
+			}
+			if f.Name() == "start" {
+				hit.Start = int(v)
+			} else {
+				hit.End = int(v)
+			}
+		}
+	})
+	return hit, nil
 }
 
 // Term is one word of a retrieval query with its weight.
@@ -255,30 +269,21 @@ var stopWords = func() map[string]bool {
 }()
 
 // DocFreq is the number of passages whose text contains the analysed term
-// (lower case, Porter stem), for idf weights; 0 on any error. Results are
-// cached: the index is read-only.
+// (lower case, Porter stem), for idf weights; 0 when the postings cannot be
+// read.
 func (ix *Index) DocFreq(term string) int {
-	if v, ok := ix.df.Load(term); ok {
-		return v.(int)
+	s, err := ix.load()
+	if err != nil {
+		return 0
 	}
-	n := 0
-	if adv, err := ix.idx.Advanced(); err == nil {
-		if r, err := adv.Reader(); err == nil {
-			if tfr, err := r.TermFieldReader(context.Background(), []byte(term), "text", false, false, false); err == nil {
-				n = int(tfr.Count())
-				tfr.Close()
-			}
-			r.Close()
-		}
-	}
-	ix.df.Store(term, n)
-	return n
+	return s.docFreq(term)
 }
 
 // N is the number of passages.
 func (ix *Index) N() int { return ix.manifest.Counts.Passages }
 
-// SearchWithin is Search restricted to the passages of one document.
+// SearchWithin is Search restricted to the passages of one document; the
+// scores are the same as Search gives those passages.
 func (ix *Index) SearchWithin(ctx context.Context, text, docID string, k int) ([]Hit, error) {
 	return ix.search(ctx, text, k, docID)
 }
@@ -286,14 +291,50 @@ func (ix *Index) SearchWithin(ctx context.Context, text, docID string, k int) ([
 // Passage returns the passage with the given id (a span id or a window id),
 // or false when there is none.
 func (ix *Index) Passage(ctx context.Context, id string) (Hit, bool, error) {
-	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery([]string{id}), 1, 0, false)
-	req.Fields = hitFields
-	res, err := ix.idx.SearchInContext(ctx, req)
+	if err := ctx.Err(); err != nil {
+		return Hit{}, false, err
+	}
+	s, err := ix.load()
 	if err != nil {
 		return Hit{}, false, fmt.Errorf("look up passage %s: %w", id, err)
 	}
-	if len(res.Hits) == 0 {
+	if _, ok := s.ord(id); !ok {
 		return Hit{}, false, nil
 	}
-	return hitOf(res.Hits[0].ID, res.Hits[0].Fields, 0, 1), true, nil
+	h, err := ix.stored(id)
+	if err != nil {
+		return Hit{}, false, fmt.Errorf("look up passage %s: %w", id, err)
+	}
+	h.Rank = 1
+	return h, true, nil
+}
+
+// WeightedTerm is one analysed query term and its weight in the BM25 sum.
+type WeightedTerm struct {
+	Term   string  `json:"term"`
+	Weight float64 `json:"weight"`
+}
+
+// QueryWeights is the analysed form of a query as Search scores it: each
+// term of the index's analyzer once, with the summed boosts of the query
+// words it came from. Benchmarks feed it to other engines so that they see
+// the same terms.
+func (ix *Index) QueryWeights(text string) []WeightedTerm {
+	q := analyseQuery(ix.analyzer, QueryTerms(text))
+	out := make([]WeightedTerm, len(q))
+	for i, t := range q {
+		out[i] = WeightedTerm{t.term, t.weight}
+	}
+	return out
+}
+
+// Tokens is text as the index's analyzer indexes it, one term per token
+// in order; its length is the passage length BM25 uses.
+func (ix *Index) Tokens(text string) []string {
+	ts := ix.analyzer.Analyze([]byte(text))
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t.Term)
+	}
+	return out
 }
