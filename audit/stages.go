@@ -216,7 +216,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d := o.decide(v, cal.temperature)
+		d := o.withNumeric(v, o.decide(v, cal.temperature))
 		if d.reason != "" {
 			res.Abstained++
 		}
