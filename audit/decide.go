@@ -93,7 +93,7 @@ func (o *Options) withNumeric(v verified, d decision) decision {
 // the same from the record (a test holds the two together).
 func (d decision) outcome(v verified) metrics.Outcome {
 	c := v.Claim
-	out := metrics.Outcome{Gold: metrics.Unknown, Abstained: d.reason != "", Type: c.Type, Source: c.SourceID,
+	out := metrics.Outcome{ID: c.ID, Gold: metrics.Unknown, Abstained: d.reason != "", Type: c.Type, Source: c.SourceID,
 		Importance: c.Importance, LatencyMS: v.LatencyMS}
 	if i := c.Label.Index(); i >= 0 {
 		out.Gold = metrics.Class(i)

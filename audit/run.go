@@ -47,8 +47,11 @@ type Options struct {
 	MinRetrievalScore float64 // abstain when the best uncited passage scores below
 	Calibrate         string  // auto, off or fixed
 	Temperature       float64 // for fixed
+	TemperatureFrom   string  // where a fixed T came from (a previous run's folder), for the manifest
 	ECEThreshold      float64 // default 0.10
 	Seed              uint64  // calibration folds
+	Folds             int     // cross-fitting folds; default metrics.DefaultFolds
+	MinCalibration    int     // fewest labelled claims to fit a temperature on; default metrics.DefaultMinCalibration
 	Resume            bool    // reuse verdicts cached in OutDir/.cache
 	MaxErrorRate      float64 // adjudication errors above this share of claims fail the run; default 0.01
 
@@ -76,11 +79,15 @@ type Result struct {
 	Errors      int
 	Abstained   int
 	Calibration metrics.CalibrationResult
-	Temperature float64
-	Outcomes    []metrics.Outcome
-	Timings     reports.Timings
-	Tables      *reports.Tables
-	CacheHits   int // verdicts reused from the --resume cache
+	// Temperature is the full-data T when scaling was applied (what claims
+	// without gold got, and what a later run reuses), the fixed T, or 1;
+	// Temperatures holds each claim's own (nil: 1 for all).
+	Temperature  float64
+	Temperatures []float64
+	Outcomes     []metrics.Outcome
+	Timings      reports.Timings
+	Tables       *reports.Tables
+	CacheHits    int // verdicts reused from the --resume cache
 }
 
 // ErrTooManyErrors fails a run whose adjudication errors exceed the bound;
@@ -119,7 +126,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Calibration, res.Temperature = cal.result, cal.temperature
+	res.Calibration, res.Temperature, res.Temperatures = cal.result, cal.result.Temperature, cal.temps
 	res.Outcomes, err = timed(st, "decide_and_write", &tm.DecideAndWrite, func() ([]metrics.Outcome, error) { return o.writeRecords(ctx, sp, cal, res) })
 	if err != nil {
 		return nil, err
@@ -166,6 +173,12 @@ func (o *Options) defaults() {
 	}
 	if o.ECEThreshold == 0 {
 		o.ECEThreshold = 0.10
+	}
+	if o.Folds <= 0 {
+		o.Folds = metrics.DefaultFolds
+	}
+	if o.MinCalibration <= 0 {
+		o.MinCalibration = metrics.DefaultMinCalibration
 	}
 	if o.MaxErrorRate == 0 {
 		o.MaxErrorRate = 0.01
@@ -284,7 +297,8 @@ func (o *Options) manifest(in *inputs, ix *index, v adjudicate.Verifier, res *Re
 	m := reports.Manifest{MadeBy: "audit run",
 		Settings: &reports.RunSettings{K: o.K, BatchSize: o.BatchSize, Workers: o.Workers, AbstainBelow: o.AbstainBelow,
 			MinRetrievalScore: o.MinRetrievalScore, Calibrate: o.Calibrate, Temperature: res.Temperature,
-			ECEThreshold: o.ECEThreshold, Seed: o.Seed, Resume: o.Resume, Index: o.IndexDir, Passages: ix.manifest.Passages,
+			ECEThreshold: o.ECEThreshold, Seed: o.Seed, Folds: o.Folds, MinCalibration: o.MinCalibration,
+			TemperatureFrom: o.TemperatureFrom, Resume: o.Resume, Index: o.IndexDir, Passages: ix.manifest.Passages,
 			NumericPolicy: o.NumericPolicy, NumericEffect: string(o.NumericEffect)},
 		Verifier: &reports.VerifierInfo{Name: o.VerifierName, Version: versionOf(v, o.VerifierName)},
 		Counts:   reports.ManifestCount{Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors},
@@ -307,6 +321,9 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 	p := ix.manifest.Passages
 	fmt.Fprintf(h, "%s k=%d abstain=%v minscore=%v cal=%s T=%v ece=%v seed=%d\n", verifierVersion, o.K, o.AbstainBelow,
 		o.MinRetrievalScore, o.Calibrate, o.Temperature, o.ECEThreshold, o.Seed)
+	if o.Folds != metrics.DefaultFolds || o.MinCalibration != metrics.DefaultMinCalibration {
+		fmt.Fprintf(h, "folds=%d min=%d\n", o.Folds, o.MinCalibration)
+	}
 	if p != corpus.DefaultPassageSettings {
 		// Only non-default settings enter the hash, so run ids of default
 		// configurations stay what they were before settings were hashed.

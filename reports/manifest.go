@@ -47,6 +47,9 @@ type RunSettings struct {
 	Temperature       float64 `json:"temperature"`
 	ECEThreshold      float64 `json:"ece_threshold"`
 	Seed              uint64  `json:"seed"`
+	Folds             int     `json:"folds"`
+	MinCalibration    int     `json:"min_calibration"`
+	TemperatureFrom   string  `json:"temperature_from,omitempty"`
 	Resume            bool    `json:"resume"`
 	Index             string  `json:"index"`
 	NumericPolicy     string  `json:"numeric_policy,omitempty"`

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion of the Parquet files; bumped on any column change.
-const SchemaVersion = "2"
+const SchemaVersion = "3"
 
 // Evidence is one retrieved passage of a record.
 type Evidence struct {
@@ -216,7 +216,7 @@ func ReadParquet[T any](path string) ([]T, error) {
 // OutcomeOf reduces a record to what metrics need. The pipeline uses it
 // too, so a report recomputed from records.parquet equals the run's.
 func OutcomeOf(r Record) metrics.Outcome {
-	o := metrics.Outcome{Gold: metrics.Unknown, Abstained: r.Abstained, Type: r.ClaimType, Source: r.SourceID,
+	o := metrics.Outcome{ID: r.ClaimID, Gold: metrics.Unknown, Abstained: r.Abstained, Type: r.ClaimType, Source: r.SourceID,
 		Importance: r.Importance, LatencyMS: r.LatencyMS}
 	if r.GoldLabel != nil {
 		o.Gold = classNamed(*r.GoldLabel)

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimaudit/claimaudit/reports"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMain lets the test binary act as the audit command inside scripts, so
@@ -114,6 +116,10 @@ func TestRunWithONNXVerifier(t *testing.T) {
 		{"tiny model on cpu", []string{"--model", "../../adjudicate/onnx/testdata/tiny", "--device", "cpu"}, exitOK},
 		{"no model folder", []string{"--model", "nowhere"}, exitInput},
 		{"bad device", []string{"--model", "../../adjudicate/onnx/testdata/tiny", "--device", "tpu"}, exitInput},
+		{"roberta-style model without token_type_ids", []string{"--model", "../../adjudicate/onnx/testdata/roberta"}, exitOK},
+		{"two-label model", []string{"--model", "../../adjudicate/onnx/testdata/binary"}, exitOK},
+		{"model with wrong inputs", []string{"--model", "../../adjudicate/onnx/testdata/badinputs"}, exitInput},
+		{"cuda without its provider", []string{"--model", "../../adjudicate/onnx/testdata/tiny", "--device", "cuda"}, exitInput},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
@@ -124,6 +130,29 @@ func TestRunWithONNXVerifier(t *testing.T) {
 				assert.Contains(t, stdout.String(), "600 claims")
 				_, err := os.Stat(filepath.Join(out, "records.parquet"))
 				assert.NoError(t, err)
+			}
+			switch c.name {
+			case "model with wrong inputs":
+				assert.Contains(t, stderr.String(), "pixel_values")
+				assert.Contains(t, stderr.String(), "expected input_ids and attention_mask")
+			case "cuda without its provider":
+				assert.Contains(t, stderr.String(), "CUDA")
+			case "two-label model":
+				// The documented rule: not supported is insufficient, never unsupported.
+				recs, err := reports.ReadParquet[reports.Record](filepath.Join(out, "records.parquet"))
+				require.NoError(t, err)
+				require.Len(t, recs, 600)
+				for _, r := range recs {
+					if r.PredictedLabel != nil {
+						assert.NotEqual(t, "unsupported", *r.PredictedLabel, r.ClaimID)
+					}
+					if r.RawPUnsupp != nil {
+						assert.Less(t, *r.RawPUnsupp, 1e-8, r.ClaimID)
+					}
+					if r.LogitUnsupp != nil && r.LogitInsuff != nil {
+						assert.InDelta(t, *r.LogitInsuff-20, *r.LogitUnsupp, 1e-9, r.ClaimID)
+					}
+				}
 			}
 		})
 	}

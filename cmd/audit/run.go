@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -65,6 +68,7 @@ type runCmd struct {
 	asJSON   bool
 
 	numericEffect string
+	tempFrom      string
 
 	backends *backendFlags
 	bErr     error // a backend's options could not be bound
@@ -99,6 +103,10 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.Float64Var(&o.MinRetrievalScore, "min-retrieval-score", 0, "abstain when the best (uncited) passage's BM25 score is below this")
 	f.StringVar(&o.Calibrate, "calibrate", "auto", "temperature scaling: auto, off or fixed")
 	f.Float64Var(&o.Temperature, "temperature", 0, "the temperature for --calibrate fixed")
+	f.StringVar(&r.tempFrom, "temperature-from", "", "apply the temperature fitted by an earlier run (its output folder's summary.json) to every claim: --calibrate fixed with that T, for unlabelled runs")
+	f.IntVar(&o.Folds, "folds", metrics.DefaultFolds, "cross-fitting folds: each labelled claim is calibrated by a temperature fitted on the other folds")
+	f.IntVar(&o.MinCalibration, "min-calibration", metrics.DefaultMinCalibration,
+		"fewest labelled claims a temperature is fitted on; below it T = 1 and the output says so (with fewer, fold fits of ~20 claims are noise and T runs to its bounds)")
 	f.Float64Var(&o.ECEThreshold, "ece-threshold", 0.10, "auto calibration applies when the raw 10-bin ECE exceeds this")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for calibration cross-fitting folds")
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
@@ -119,6 +127,22 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		return err
 	}
 	o := &r.o
+	if r.tempFrom != "" {
+		if cmd.Flags().Changed("calibrate") && o.Calibrate != audit.CalibrateFixed || cmd.Flags().Changed("temperature") {
+			return usageErrorf("--temperature-from sets the temperature: it cannot be combined with --temperature or --calibrate %s", o.Calibrate)
+		}
+		t, err := temperatureFrom(r.tempFrom)
+		if err != nil {
+			return &exitError{code: exitInput, err: fmt.Errorf("--temperature-from: %w", err)}
+		}
+		o.Calibrate, o.Temperature, o.TemperatureFrom = audit.CalibrateFixed, t, r.tempFrom
+	}
+	if o.Folds < 2 || o.MinCalibration < 1 {
+		return usageErrorf("--folds must be >= 2 and --min-calibration >= 1")
+	}
+	if math.IsNaN(o.Temperature) || math.IsInf(o.Temperature, 0) || o.Temperature < 0 {
+		return usageErrorf("--temperature %v is not a positive number", o.Temperature)
+	}
 	switch o.Calibrate {
 	case audit.CalibrateAuto, audit.CalibrateOff:
 	case audit.CalibrateFixed:
@@ -195,6 +219,35 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	return gateError(res.Tables.Summary.Gates)
 }
 
+// temperatureFrom reads the full-data temperature an earlier run fitted
+// from its summary.json.
+func temperatureFrom(dir string) (float64, error) {
+	path := filepath.Join(dir, "summary.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	var s struct {
+		Calibration *struct {
+			Fitted          bool     `json:"fitted"`
+			Reason          string   `json:"reason"`
+			FullTemperature *float64 `json:"full_temperature"`
+		} `json:"calibration"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	switch c := s.Calibration; {
+	case c == nil:
+		return 0, fmt.Errorf("%s has no calibration section (written by an older version?)", path)
+	case !c.Fitted || c.FullTemperature == nil:
+		return 0, fmt.Errorf("%s: that run fitted no temperature (%s)", path, c.Reason)
+	case !(*c.FullTemperature > 0) || math.IsInf(*c.FullTemperature, 0):
+		return 0, fmt.Errorf("%s: full_temperature %v is not a positive number", path, *c.FullTemperature)
+	}
+	return *s.Calibration.FullTemperature, nil
+}
+
 // interruptedMessage says what an interrupted run kept and the exact
 // command that picks up where it stopped.
 func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
@@ -229,18 +282,13 @@ func printJSON(e *env, v any) error {
 	return enc.Encode(v)
 }
 
-// gateError is exit 1 naming every violated gate, or nil.
+// gateError is exit 1 naming every failed gate (an undefined metric fails
+// its gate, saying why), or nil.
 func gateError(results []reports.GateResult) error {
-	var failed []string
-	for _, r := range results {
-		if r.Failed {
-			failed = append(failed, fmt.Sprintf("%s (value %.4g)", r.Expr, r.Value))
-		}
+	if err := reports.Failures(results); err != nil {
+		return &exitError{code: exitGate, err: err}
 	}
-	if len(failed) == 0 {
-		return nil
-	}
-	return &exitError{code: exitGate, err: fmt.Errorf("gate failed: %s", strings.Join(failed, "; "))}
+	return nil
 }
 
 func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) error {
