@@ -54,8 +54,16 @@ type Options struct {
 	MinCalibration    int     // fewest labelled claims to fit a temperature on; default metrics.DefaultMinCalibration
 	Resume            bool    // reuse verdicts cached in OutDir/.cache
 	MaxErrorRate      float64 // adjudication errors above this share of claims fail the run; default 0.01
-	ToolVersion       string
-	Gates             []reports.Gate // --fail-on: checked on the whole run, calibrated stage
+
+	// NumericPolicy decides whether a retrieved passage's number agrees
+	// with a claim's (claims.MatchOptions.Policy): default auto.
+	NumericPolicy string
+	// NumericEffect is how the numeric check bears on the label: none,
+	// flag (default) or override (claims.DecideNumeric).
+	NumericEffect claims.NumericEffect
+
+	ToolVersion string
+	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 
 	Progress func(done, total int)
 	// Stage, when set, is told when each stage begins (done false) and
@@ -175,6 +183,12 @@ func (o *Options) defaults() {
 	if o.MaxErrorRate == 0 {
 		o.MaxErrorRate = 0.01
 	}
+	if o.NumericPolicy == "" {
+		o.NumericPolicy = claims.PolicyAuto
+	}
+	if o.NumericEffect == "" {
+		o.NumericEffect = claims.EffectFlag
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -284,7 +298,8 @@ func (o *Options) manifest(in *inputs, ix *index, v adjudicate.Verifier, res *Re
 		Settings: &reports.RunSettings{K: o.K, BatchSize: o.BatchSize, Workers: o.Workers, AbstainBelow: o.AbstainBelow,
 			MinRetrievalScore: o.MinRetrievalScore, Calibrate: o.Calibrate, Temperature: res.Temperature,
 			ECEThreshold: o.ECEThreshold, Seed: o.Seed, Folds: o.Folds, MinCalibration: o.MinCalibration,
-			TemperatureFrom: o.TemperatureFrom, Resume: o.Resume, Index: o.IndexDir, Passages: ix.manifest.Passages},
+			TemperatureFrom: o.TemperatureFrom, Resume: o.Resume, Index: o.IndexDir, Passages: ix.manifest.Passages,
+			NumericPolicy: o.NumericPolicy, NumericEffect: string(o.NumericEffect)},
 		Verifier: &reports.VerifierInfo{Name: o.VerifierName, Version: versionOf(v, o.VerifierName)},
 		Counts:   reports.ManifestCount{Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors},
 		Timings:  &res.Timings,
@@ -313,6 +328,9 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 		// Only non-default settings enter the hash, so run ids of default
 		// configurations stay what they were before settings were hashed.
 		fmt.Fprintf(h, "passages=%d/%d/%d\n", p.WindowSentences, p.WindowStride, p.MaxChars)
+	}
+	if o.NumericPolicy != claims.PolicyAuto || o.NumericEffect != claims.EffectFlag {
+		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -243,7 +243,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d := o.decide(v, cal.temp(i))
+		d := o.withNumeric(v, o.decide(v, cal.temp(i)))
 		if d.reason != "" {
 			res.Abstained++
 		}

@@ -52,6 +52,8 @@ type RunSettings struct {
 	TemperatureFrom   string  `json:"temperature_from,omitempty"`
 	Resume            bool    `json:"resume"`
 	Index             string  `json:"index"`
+	NumericPolicy     string  `json:"numeric_policy,omitempty"`
+	NumericEffect     string  `json:"numeric_effect,omitempty"`
 	// Passages are the index's passage settings (window sentences, stride,
 	// longest window), read from the index's own manifest.
 	Passages any `json:"passages"`

@@ -72,6 +72,9 @@ func TestExitCodes(t *testing.T) {
 		{"run with unknown verifier", []string{"run", "--corpus", demo + "corpus.jsonl", "--claims", "../../claims/testdata/extract/claims.golden.jsonl", "--out", t.TempDir(), "--verifier", "x"}, exitInput},
 		{"run whose gate fails", []string{"run", "--corpus", "../../benchdata/demo/corpus.jsonl", "--claims", "../../benchdata/demo/claims.jsonl", "--gold", "../../benchdata/demo/gold.jsonl", "--out", t.TempDir(), "--fail-on", "accuracy<0.99"}, exitGate},
 		{"run whose gates pass", []string{"run", "--corpus", "../../benchdata/demo/corpus.jsonl", "--claims", "../../benchdata/demo/claims.jsonl", "--gold", "../../benchdata/demo/gold.jsonl", "--out", t.TempDir(), "--fail-on", "coverage<0.5"}, exitOK},
+		{"unknown numeric effect", []string{"run", "--corpus", demo + "corpus.jsonl", "--claims", "../../claims/testdata/extract/claims.golden.jsonl", "--out", t.TempDir(), "--numeric-effect", "veto"}, exitInput},
+		{"unknown numeric policy", []string{"run", "--corpus", demo + "corpus.jsonl", "--claims", "../../claims/testdata/extract/claims.golden.jsonl", "--out", t.TempDir(), "--numeric-policy", "fuzzy"}, exitInput},
+		{"lint without facts", []string{"lint", "--input", "x.jsonl"}, exitInput},
 		{"malformed gate", []string{"run", "--corpus", "../../benchdata/demo/corpus.jsonl", "--claims", "../../benchdata/demo/claims.jsonl", "--out", t.TempDir(), "--fail-on", "accuracy"}, exitInput},
 		{"bad log level", []string{"validate", "--log-level", "loud", "--corpus", demo + "corpus.jsonl"}, exitInput},
 	}

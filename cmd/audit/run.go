@@ -5,16 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/claimaudit/claimaudit/corpus"
-	"github.com/claimaudit/claimaudit/metrics"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/audit"
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -31,6 +33,19 @@ the best passage scores below --min-retrieval-score, when the confidence is belo
 (CONTINUE, HALT, BRANCH or ABSTAIN), a verdict (supported, weak, contradicted or
 not_found) and, when it states a number, a numeric check against the retrieved
 passages. Every input claim is one row of DIR/records.parquet.
+
+Numbers: a claim's number is checked against the numbers of its retrieved passages
+(verified, mismatch or unverifiable; a passage's number must be about the same year,
+unit and entity). --numeric-policy decides when two values agree: auto (default)
+reads the claim as written — a bound ("more than 100", "up to 5%", "nearly 40%",
+"between X and Y") by its bound, "about N" within 5%, a bare number at the precision
+it is written in ("48 million" agrees with 48.2 million) — or any of exact, rounded,
+abbr, tolerance, percent, range, ratio, year. --numeric-effect says what the check
+does to the label: none (recorded only), flag (default: recorded, and a mismatch
+flagged), override (a mismatch makes the claim unsupported; a verified number keeps
+the verifier alone from calling it unsupported, which becomes insufficient;
+abstentions stand). The record names the matched passage's value, unit and year, the
+reason, the verifier's own label and the rule that decided (decided_by).
 
 Calibration: auto fits a temperature on the labelled claims and applies it when the
 raw 10-bin ECE exceeds --ece-threshold (the ECE after scaling is measured out of
@@ -51,7 +66,10 @@ type runCmd struct {
 	verifier string
 	failOn   string
 	asJSON   bool
-	tempFrom string
+
+	numericEffect string
+	tempFrom      string
+
 	backends *backendFlags
 	bErr     error // a backend's options could not be bound
 }
@@ -92,6 +110,8 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.Float64Var(&o.ECEThreshold, "ece-threshold", 0.10, "auto calibration applies when the raw 10-bin ECE exceeds this")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for calibration cross-fitting folds")
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
+	f.StringVar(&o.NumericPolicy, "numeric-policy", claims.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(claims.Policies, ", "))
+	f.StringVar(&r.numericEffect, "numeric-effect", string(claims.EffectFlag), "what the numeric check does to the label: none, flag or override")
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	// Each backend declares its own options; cmd/audit knows none of them.
@@ -138,6 +158,14 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if o.K < 1 || o.Workers < 0 || o.BatchSize < 0 || o.AbstainBelow < 0 || o.AbstainBelow > 1 {
 		return usageErrorf("--k must be >= 1, --workers and --batch-size >= 0, --abstain-below in [0, 1]")
 	}
+	if !slices.Contains(claims.Policies, o.NumericPolicy) {
+		return usageErrorf("--numeric-policy %q is not one of %s", o.NumericPolicy, strings.Join(claims.Policies, ", "))
+	}
+	effect, err := claims.ParseNumericEffect(r.numericEffect)
+	if err != nil {
+		return usageErrorf("--numeric-effect: %v", err)
+	}
+	o.NumericEffect = effect
 	gates, err := reports.ParseGates(r.failOn)
 	if err != nil {
 		return usageErrorf("--fail-on: %v", err)
