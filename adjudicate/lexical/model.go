@@ -57,6 +57,9 @@ func ParseWeights(b []byte) (*Weights, error) {
 	return &w, nil
 }
 
+// Learner names the model kind, for provenance.
+func (w *Weights) Learner() string { return "multinomial logistic regression" }
+
 // Logits applies the model to a feature vector.
 func (w *Weights) Logits(x [nf]float64) [3]float64 {
 	var z [3]float64
