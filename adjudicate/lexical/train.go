@@ -66,14 +66,31 @@ func sampleWeights(sets []*Prepared, balance bool) []float64 {
 }
 
 // Fit fits the model on prepared sets by minimising the weighted mean
-// cross-entropy + L2·‖W‖² with L-BFGS from zero weights: the same inputs give
+// cross-entropy (for a two-way set, one with no insufficient gold, "not
+// supported" is the probability of unsupported and insufficient together:
+// such sets say nothing about which of the two it is) + L2·‖W‖² with L-BFGS from zero weights: the same inputs give
 // the same weights, bit for bit.
 func Fit(sets []*Prepared, opts TrainOptions) (*Weights, map[string]float64, error) {
 	var xs [][nf]float64
 	var ys []int
+	var targets [][3]bool // the classes an example's gold stands for
 	for _, s := range sets {
 		xs = append(xs, s.X...)
 		ys = append(ys, s.Y...)
+		twoWay := true
+		for _, y := range s.Y {
+			if y == 2 {
+				twoWay = false
+			}
+		}
+		for _, y := range s.Y {
+			var t [3]bool
+			t[y] = true
+			if twoWay && y != 0 {
+				t[1], t[2] = true, true
+			}
+			targets = append(targets, t)
+		}
 	}
 	if len(xs) == 0 {
 		return nil, nil, fmt.Errorf("train: no examples")
@@ -131,10 +148,23 @@ func Fit(sets []*Prepared, opts TrainOptions) (*Weights, map[string]float64, err
 				sum += math.Exp(s[k] - m)
 			}
 			lse := m + math.Log(sum)
-			total += sw[i] * (lse - s[ys[i]])
+			// -log of the probability of the gold's classes: one class, or
+			// unsupported+insufficient for "not supported" in a two-way set.
+			tsum := 0.0
+			for k := 0; k < 3; k++ {
+				if targets[i][k] {
+					tsum += math.Exp(s[k] - m)
+				}
+			}
+			tlse := m + math.Log(tsum)
+			total += sw[i] * (lse - tlse)
 			if grad != nil {
 				for k := 0; k < 3; k++ {
-					g := sw[i] * (math.Exp(s[k]-lse) - b2f(k == ys[i]))
+					q := 0.0
+					if targets[i][k] {
+						q = math.Exp(s[k] - tlse)
+					}
+					g := sw[i] * (math.Exp(s[k]-lse) - q)
 					for j := 0; j < nf; j++ {
 						grad[k*(nf+1)+j] += g * x[j]
 					}

@@ -57,6 +57,13 @@ not, macro-F1, tier-1 false accepts, ECE before and after temperature scaling).`
 			if len(sets) == 0 {
 				return usageErrorf("give a data set: --corpus and --claims, or --set DIR")
 			}
+			seen := map[string]bool{}
+			for _, s := range sets {
+				if seen[s.Name] {
+					return usageErrorf("--set: two sets named %q", s.Name)
+				}
+				seen[s.Name] = true
+			}
 			if leaveOneOut && len(sets) < 2 {
 				return usageErrorf("--leave-one-out needs at least two sets")
 			}
