@@ -15,6 +15,8 @@ type TrainOptions struct {
 	// label (insufficient, in most real sets) does not become the default
 	// answer.
 	Balance bool
+	// Boost adds gradient-boosted trees on top of the logistic model.
+	Boost BoostOptions
 }
 
 // Example is one labelled pair.
@@ -201,6 +203,9 @@ func Fit(sets []*Prepared, opts TrainOptions) (*Weights, map[string]float64, err
 		w.W[k] = append([]float64(nil), W[k]...)
 	}
 	w.Bias = b
+	if opts.Boost.Rounds > 0 {
+		w.Boost = boost(w, xs, targets, sw, opts.Boost)
+	}
 	m := trainingMetrics(w, xs, ys)
 	m["l2"] = opts.L2
 	return w, m, nil

@@ -111,6 +111,9 @@ not, macro-F1, tier-1 false accepts, ECE before and after temperature scaling).`
 	f.StringVar(&p.IndexRoot, "index", "", "folder for the sets' indexes, one sub-folder per set, built or reused (default: a temporary one)")
 	f.IntVar(&p.K, "k", 5, "passages retrieved per claim")
 	f.Float64Var(&p.Train.L2, "l2", 1e-3, "L2 penalty")
+	f.IntVar(&p.Train.Boost.Rounds, "boost-rounds", 0, "rounds of gradient-boosted trees on top of the logistic model (0: none)")
+	f.IntVar(&p.Train.Boost.Depth, "boost-depth", 3, "depth of the boosted trees")
+	f.Float64Var(&p.Train.Boost.LearningRate, "boost-rate", 0.1, "learning rate of the boosted trees")
 	f.BoolVar(&p.Train.Balance, "balance", true, "weight sets and, within each, labels equally")
 	f.BoolVar(&leaveOneOut, "leave-one-out", false, "print the leave-one-set-out table instead of writing weights")
 	return cmd
