@@ -165,8 +165,12 @@ func WriteTable(out io.Writer, rows []Row) error {
 			lo = math.Min(lo, r.BalancedAccuracy)
 			tlo, thi = math.Min(tlo, r.Temperature), math.Max(thi, r.Temperature)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d / %d / %d | %s | %s | %s | %s | %s | %s | %s | %.2f | %s |\n", name, r.N, r.Counts[0], r.Counts[1], r.Counts[2],
-			num(r.BalancedAccuracy), num(r.AUC), num(r.MacroF1), num(r.Accuracy), num(r.Majority), num(r.Tier1FA), num(r.ECERaw), r.Temperature, num(r.ECECal))
+		temp := fmt.Sprintf("%.2f", r.Temperature)
+		if r.Temperature >= metrics.MaxTemperature {
+			temp = fmt.Sprintf("≥ %.0f (bound)", metrics.MaxTemperature)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d / %d / %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, r.N, r.Counts[0], r.Counts[1], r.Counts[2],
+			num(r.BalancedAccuracy), num(r.AUC), num(r.MacroF1), num(r.Accuracy), num(r.Majority), num(r.Tier1FA), num(r.ECERaw), temp, num(r.ECECal))
 	}
 	if n > 0 {
 		fmt.Fprintf(&b, "\nreal sets: mean balanced accuracy %.3f, lowest %.3f; fitted temperatures %.2f–%.2f\n", sum/float64(n), lo, tlo, thi)

@@ -9,7 +9,7 @@ import (
 
 // TrainOptions tune fitting.
 type TrainOptions struct {
-	L2 float64 // ridge penalty on the weights (not the biases); default 1e-3
+	L2 float64 // ridge penalty on the weights (not the biases); default 0.01
 	// Balance weights examples so that every set counts the same, and within
 	// a set every label it has counts the same: a large set or a majority
 	// label (insufficient, in most real sets) does not become the default
@@ -98,7 +98,7 @@ func Fit(sets []*Prepared, opts TrainOptions) (*Weights, map[string]float64, err
 		return nil, nil, fmt.Errorf("train: no examples")
 	}
 	if opts.L2 == 0 {
-		opts.L2 = 1e-3
+		opts.L2 = 0.01
 	}
 	sw := sampleWeights(sets, opts.Balance)
 	w := &Weights{Format: weightsFormat, FeatureVersion: FeatureVersion, Features: FeatureNames, Mean: make([]float64, nf), Std: make([]float64, nf)}

@@ -110,7 +110,7 @@ not, macro-F1, tier-1 false accepts, ECE before and after temperature scaling).`
 	f.StringVar(&out, "out", "", "weights file to write (required unless --leave-one-out)")
 	f.StringVar(&p.IndexRoot, "index", "", "folder for the sets' indexes, one sub-folder per set, built or reused (default: a temporary one)")
 	f.IntVar(&p.K, "k", 5, "passages retrieved per claim")
-	f.Float64Var(&p.Train.L2, "l2", 1e-3, "L2 penalty")
+	f.Float64Var(&p.Train.L2, "l2", 0.01, "L2 penalty")
 	f.IntVar(&p.Train.Boost.Rounds, "boost-rounds", 0, "rounds of gradient-boosted trees on top of the logistic model (0: none)")
 	f.IntVar(&p.Train.Boost.Depth, "boost-depth", 3, "depth of the boosted trees")
 	f.Float64Var(&p.Train.Boost.LearningRate, "boost-rate", 0.1, "learning rate of the boosted trees")
