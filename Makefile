@@ -95,8 +95,8 @@ interop: demo
 
 ## Real labelled sets (SufficientFacts, Fool Me Twice, Citation-Integrity, Check-COVID) in
 ## the harness formats, one folder each under DATA. They are not part of the project (a
-## fresh clone has none): the targets that need them say so and stop.
-DATA          ?= ../shared/data
+## fresh clone has none): give their folder as DATA=...; without it the targets say so.
+DATA          ?=
 REAL_SETS     := sufficient_facts fm2 citint_train checkcovid_train
 LEXICAL       := .cache/lexical
 GENERATED_SET := $(LEXICAL)/generated
@@ -110,21 +110,21 @@ $(GENERATED_SET)/claims.jsonl: build
 ## eval-real: the lexical verifier's leave-one-set-out table (train on every set but one,
 ## the generated set included, test on the one left out); skipped without DATA
 eval-real: build
-	@if ! $(HAVE_DATA); then echo "eval-real: skipped: no real data sets under DATA=$(DATA) (want $(REAL_SETS))"; exit 0; fi; \
+	@if ! $(HAVE_DATA); then echo "eval-real: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
 	$(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train --leave-one-out --index $(LEXICAL)/index $(TRAIN_SETS)
 
 ## weights: rebuild the lexical verifier's embedded weights, byte for byte, from the
 ## generated set and the four real sets (fails without DATA: the weights need them)
 weights: build
-	@if ! $(HAVE_DATA); then echo "weights: the embedded weights are trained on the real sets too: none under DATA=$(DATA) (want $(REAL_SETS))"; exit 2; fi
+	@if ! $(HAVE_DATA); then echo "weights: the embedded weights are trained on the real sets too: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
 	$(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl
 	$(BIN)/audit train $(TRAIN_SETS) --out adjudicate/lexical/weights.json
 
 ## weights-check: retrain from scratch (fresh indexes) and compare with the committed
 ## weights byte for byte; skipped without DATA
 weights-check: build
-	@if ! $(HAVE_DATA); then echo "weights-check: skipped: no real data sets under DATA=$(DATA)"; exit 0; fi; \
+	@if ! $(HAVE_DATA); then echo "weights-check: skipped: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
 	rm -rf $(GENERATED_SET) && $(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train $(TRAIN_SETS) --out $(LEXICAL)/weights.json && \
 	cmp $(LEXICAL)/weights.json adjudicate/lexical/weights.json && echo "weights-check: identical to the committed weights"

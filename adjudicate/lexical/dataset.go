@@ -139,12 +139,6 @@ func Prepare(ctx context.Context, s Set, retrieve Retrieve, opts PrepareOptions)
 	return p, nil
 }
 
-// LabelledPair is a claim with its passages and its gold label index.
-type LabelledPair struct {
-	Pair  adjudicate.Pair
-	Label int // adjudicate.Supported, Unsupported or Insufficient
-}
-
 // ErrNoLabels is returned for a set none of whose claims has a gold label.
 var ErrNoLabels = errors.New("no claim has a gold label: give gold labels or labels in the claims file")
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/claimaudit/claimaudit/adjudicate"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -20,7 +21,10 @@ type TrainOptions struct {
 }
 
 // Example is one labelled pair.
-type Example = LabelledPair
+type Example struct {
+	Pair  adjudicate.Pair
+	Label int // adjudicate.Supported, Unsupported or Insufficient
+}
 
 // Train fits the model on labelled pairs, with idf from stats, as one set
 // without balancing.
