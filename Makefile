@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval bench-tokenizer interop ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights fuzz clean
+.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval bench-tokenizer interop ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -171,13 +171,41 @@ interop: demo
 	cd interop && npm install --no-audit --no-fund --loglevel=error
 	node interop/check.mjs $(DEMO_OUT)
 
-## weights: rebuild the lexical verifier's embedded weights, byte for byte, from a
-## generated training split (seed 101; the demo uses 2026 and benchmarks 202)
-WEIGHTS_DATA := .cache/weights-data
-weights:
-	$(GO) run ./cmd/audit gen --out $(WEIGHTS_DATA) --claims 6000 --docs 2000 --seed 101
-	$(GO) run ./cmd/audit train --corpus $(WEIGHTS_DATA)/corpus.jsonl --spans $(WEIGHTS_DATA)/spans.jsonl \
-	  --claims $(WEIGHTS_DATA)/claims.jsonl --gold $(WEIGHTS_DATA)/gold.jsonl --out adjudicate/lexical/weights.json
+## Real labelled sets (SufficientFacts, Fool Me Twice, Citation-Integrity, Check-COVID) in
+## the harness formats, one folder each under DATA. They are not part of the project (a
+## fresh clone has none): give their folder as DATA=...; without it the targets say so.
+DATA          ?=
+REAL_SETS     := sufficient_facts fm2 citint_train checkcovid_train
+LEXICAL       := .cache/lexical
+GENERATED_SET := $(LEXICAL)/generated
+TRAIN_SETS     = --set $(GENERATED_SET) $(foreach s,$(REAL_SETS),--set $(DATA)/$(s))
+HAVE_DATA      = ( test -n "$(DATA)" && $(foreach s,$(REAL_SETS),test -f $(DATA)/$(s)/claims.jsonl &&) true )
+
+# the generated training set (seed 101; the demo uses 2026 and benchmarks 202)
+$(GENERATED_SET)/claims.jsonl: build
+	$(BIN)/audit gen --out $(GENERATED_SET) --claims 6000 --docs 2000 --seed 101 > /dev/null
+
+## eval-real: the lexical verifier's leave-one-set-out table (train on every set but one,
+## the generated set included, test on the one left out); skipped without DATA
+eval-real: build
+	@if ! $(HAVE_DATA); then echo "eval-real: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
+	$(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
+	$(BIN)/audit train --leave-one-out --index $(LEXICAL)/index $(TRAIN_SETS)
+
+## weights: rebuild the lexical verifier's embedded weights, byte for byte, from the
+## generated set and the four real sets (fails without DATA: the weights need them)
+weights: build
+	@if ! $(HAVE_DATA); then echo "weights: the embedded weights are trained on the real sets too: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
+	$(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl
+	$(BIN)/audit train $(TRAIN_SETS) --out adjudicate/lexical/weights.json
+
+## weights-check: retrain from scratch (fresh indexes) and compare with the committed
+## weights byte for byte; skipped without DATA
+weights-check: build
+	@if ! $(HAVE_DATA); then echo "weights-check: skipped: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
+	rm -rf $(GENERATED_SET) && $(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
+	$(BIN)/audit train $(TRAIN_SETS) --out $(LEXICAL)/weights.json && \
+	cmp $(LEXICAL)/weights.json adjudicate/lexical/weights.json && echo "weights-check: identical to the committed weights"
 
 ## demo-data: regenerate the committed demo set (seed 2026; weights use other seeds)
 demo-data:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimaudit/claimaudit/adjudicate/lexical"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
@@ -155,5 +156,30 @@ func TestRunWithONNXVerifier(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestTrainOnSetFolder(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "w.json")
+	var stdout, stderr bytes.Buffer
+	got := run(context.Background(), []string{"train", "--set", "../../benchdata/demo", "--out", out}, nil, &stdout, &stderr)
+	require.Equal(t, exitOK, got, stderr.String())
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	w, err := lexical.ParseWeights(b)
+	require.NoError(t, err)
+	sets := w.Provenance["sets"].([]any)
+	require.Len(t, sets, 1)
+	assert.Equal(t, "demo", sets[0].(map[string]any)["name"])
+	assert.Equal(t, true, sets[0].(map[string]any)["generated"])
+
+	for name, args := range map[string][]string{
+		"same set twice":          {"train", "--set", "../../benchdata/demo", "--set", "../../benchdata/demo", "--out", out},
+		"one set to leave out":    {"train", "--set", "../../benchdata/demo", "--leave-one-out"},
+		"no set":                  {"train", "--out", out},
+		"folder without a corpus": {"train", "--set", t.TempDir(), "--out", out},
+	} {
+		stderr.Reset()
+		assert.Equal(t, exitInput, run(context.Background(), args, nil, &stdout, &stderr), "%s: %s", name, stderr.String())
 	}
 }
