@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/metrics"
@@ -70,7 +71,11 @@ func Evaluate(w *Weights, s *Prepared) Row {
 		pred := argmax3(z)
 		r.Counts[y]++
 		conf[y][pred]++
-		outs[i] = metrics.Outcome{Gold: metrics.Class(y), Predicted: metrics.Class(pred), Scored: true, Logits: z}
+		id := strconv.Itoa(i) // folds need an id; a set read from disk has the claims'
+		if i < len(s.IDs) {
+			id = s.IDs[i]
+		}
+		outs[i] = metrics.Outcome{ID: id, Gold: metrics.Class(y), Predicted: metrics.Class(pred), Scored: true, Logits: z}
 		ps[i] = metrics.Softmax(z, 1)[0]
 		pos[i] = y == 0
 		switch {
