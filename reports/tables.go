@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"io"
 	"strings"
 
@@ -103,9 +104,9 @@ func PrintTables(w io.Writer, s *Summary) error {
 	}
 	if labelled > 0 {
 		c := newTable(w)
-		c.Header("gold \\ predicted", "supported", "unsupported", "insufficient")
+		c.Header("gold \\ predicted", string(label.Supported), string(label.Unsupported), string(label.Insufficient))
 		for _, g := range metrics.ClassNames {
-			c.Append(g, fmt.Sprint(s.Confusion[g]["supported"]), fmt.Sprint(s.Confusion[g]["unsupported"]), fmt.Sprint(s.Confusion[g]["insufficient"]))
+			c.Append(g, fmt.Sprint(s.Confusion[g][string(label.Supported)]), fmt.Sprint(s.Confusion[g][string(label.Unsupported)]), fmt.Sprint(s.Confusion[g][string(label.Insufficient)]))
 		}
 		if err := c.Render(); err != nil {
 			return err

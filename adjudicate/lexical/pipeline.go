@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"os"
 	"path/filepath"
 )
@@ -69,7 +70,7 @@ func (p Pipeline) Fit(sets []*Prepared) (*Weights, map[string]float64, error) {
 			counts[y]++
 		}
 		desc = append(desc, map[string]any{"name": s.Name, "generated": s.Synthetic, "claims": len(s.Y), "inputs": s.Inputs,
-			"labels": map[string]int{"supported": counts[0], "unsupported": counts[1], "insufficient": counts[2]}})
+			"labels": map[string]int{string(label.Supported): counts[0], string(label.Unsupported): counts[1], string(label.Insufficient): counts[2]}})
 	}
 	w.Provenance = map[string]any{"made_by": p.MadeBy, "k": p.K, "learner": w.Learner(), "balance": p.Train.Balance, "sets": desc, "training": m}
 	return w, m, nil

@@ -44,6 +44,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"math"
 	"os"
 	"path/filepath"
@@ -129,7 +130,7 @@ func Backend() adjudicate.Backend {
 			fs.StringVar(&o.Device, "device", "cpu", "onnx: cpu or cuda")
 			fs.StringVar(&o.Runtime, "ort-lib", "", "onnx: path of libonnxruntime.so (default $ORT_LIB; make ort fetches one)")
 			fs.IntVar(&o.MaxLength, "max-length", 0, "onnx: most tokens per (passage, claim) pair (0: the model's max_position_embeddings, at most 512)")
-			fs.StringVar(&o.LabelRule, "label-rule", "insufficient", "onnx: a two-label model's not-supported class becomes insufficient or unsupported")
+			fs.StringVar(&o.LabelRule, "label-rule", string(label.Insufficient), "onnx: a two-label model's not-supported class becomes insufficient or unsupported")
 			return func(adjudicate.Env) (adjudicate.Verifier, error) { return New(o) }
 		},
 	}
@@ -339,7 +340,7 @@ func (m labelMap) apply(row []float64) [3]float64 {
 		return [3]float64{row[m.three[0]], row[m.three[1]], row[m.three[2]]}
 	}
 	pos, neg := row[m.pos], row[m.neg]
-	if m.rule == "unsupported" {
+	if m.rule == string(label.Unsupported) {
 		return [3]float64{pos, neg, neg - BinaryGap}
 	}
 	return [3]float64{pos, neg - BinaryGap, neg}
@@ -364,9 +365,9 @@ func MapLabels(id2label map[string]string) ([3]int, error) {
 
 func mapLabels(id2label map[string]string, rule string) (labelMap, error) {
 	switch rule {
-	case "", "insufficient":
-		rule = "insufficient"
-	case "unsupported":
+	case "", string(label.Insufficient):
+		rule = string(label.Insufficient)
+	case string(label.Unsupported):
 	default:
 		return labelMap{}, fmt.Errorf("label rule %q is not insufficient or unsupported", rule)
 	}
@@ -399,9 +400,10 @@ func mapLabels(id2label map[string]string, rule string) (labelMap, error) {
 	switch len(id2label) {
 	case 3:
 		m := labelMap{n: 3, rule: rule}
-		m.three[adjudicate.Supported] = find("entailment", "entails", "supported", "supports")
-		m.three[adjudicate.Unsupported] = find("contradiction", "contradicts", "unsupported", "refutes", "refuted")
-		m.three[adjudicate.Insufficient] = find("neutral", "insufficient", "not enough info", "nei")
+		// NLI's names, then ours and FEVER's (the label package's).
+		m.three[adjudicate.Supported] = find(append([]string{"entailment", "entails"}, label.Supported.Aliases()...)...)
+		m.three[adjudicate.Unsupported] = find(append([]string{"contradiction", "contradicts"}, label.Unsupported.Aliases()...)...)
+		m.three[adjudicate.Insufficient] = find(append([]string{"neutral"}, label.Insufficient.Aliases()...)...)
 		for _, c := range m.three {
 			if c < 0 {
 				return labelMap{}, fmt.Errorf("cannot map labels %v onto supported/unsupported/insufficient (entailment/contradiction/neutral)", id2label)
@@ -410,9 +412,9 @@ func mapLabels(id2label map[string]string, rule string) (labelMap, error) {
 		return m, nil
 	case 2:
 		m := labelMap{n: 2, binary: true, rule: rule}
-		m.pos = find("entailment", "entails", "supported", "supports", "consistent", "factual", "faithful", "attributable", "grounded", "true", "yes", "correct")
-		m.neg = find("not entailment", "non entailment", "not entailed", "unsupported", "not supported", "inconsistent", "hallucinated",
-			"hallucination", "not factual", "unfaithful", "not attributable", "ungrounded", "contradiction", "refutes", "false", "no", "incorrect")
+		m.pos = find(append(label.Supported.Aliases(), "entailment", "entails", "consistent", "factual", "faithful", "attributable", "grounded", "true", "yes", "correct")...)
+		m.neg = find(append(label.Unsupported.Aliases(), "not entailment", "non entailment", "not entailed", "not supported", "inconsistent", "hallucinated",
+			"hallucination", "not factual", "unfaithful", "not attributable", "ungrounded", "contradiction", "false", "no", "incorrect")...)
 		if m.pos < 0 || m.neg < 0 || m.pos == m.neg {
 			return labelMap{}, fmt.Errorf("cannot map two labels %v onto supported vs not (e.g. entailment / not_entailment, consistent / inconsistent, supported / unsupported)", id2label)
 		}

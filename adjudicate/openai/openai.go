@@ -35,6 +35,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"math"
 	"os"
 	"regexp"
@@ -329,7 +330,7 @@ type answer struct {
 	reason  string
 }
 
-var labelNames = [3]string{"supported", "unsupported", "insufficient"}
+var labelNames = [3]string{string(label.All[0]), string(label.All[1]), string(label.All[2])}
 
 var labelKey = regexp.MustCompile(`"label"\s*:\s*"`)
 
