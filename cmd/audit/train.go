@@ -14,16 +14,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newTrainCmd(e *env) *cobra.Command {
-	var single lexical.Set
-	var dirs []string
-	var out string
-	var leaveOneOut bool
-	p := lexical.Pipeline{MadeBy: "audit train", Retrieve: retrieve}
-	cmd := &cobra.Command{
-		Use:   "train (--corpus F [--spans F] --claims F [--gold F] | --set DIR ...) --out weights.json",
-		Short: "Fit the lexical verifier's weights on labelled claims",
-		Long: `train retrieves the top-k passages for every labelled claim, computes the lexical
+const trainLong = `train retrieves the top-k passages for every labelled claim, computes the lexical
 verifier's features and fits its three-class logistic model (L2, L-BFGS, from zero: the
 same inputs give byte-identical weights). Give one set by its files (--corpus, --claims,
 ...) or several by folder (--set DIR, repeatable: corpus.jsonl, claims.jsonl and, when
@@ -36,87 +27,116 @@ counts, k, the options and the training metrics. Use it with 'audit run --weight
 
 --leave-one-out writes no weights: for each set it fits on all the others and prints
 how the model does on the one left out (balanced accuracy and ROC AUC of supported vs
-not, macro-F1, tier-1 false accepts, ECE before and after temperature scaling).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var sets []lexical.Set
-			if single.Corpus != "" || single.Claims != "" {
-				if err := requireFlags(cmd, "corpus", "claims"); err != nil {
-					return err
-				}
-				single.Name = "input"
-				sets = append(sets, single)
-			}
-			for _, d := range dirs {
-				s, err := lexical.SetFromDir(d)
-				if err != nil {
-					return usageErrorf("--set: %v", err)
-				}
-				sets = append(sets, s)
-			}
-			if len(sets) == 0 {
-				return usageErrorf("give a data set: --corpus and --claims, or --set DIR")
-			}
-			seen := map[string]bool{}
-			for _, s := range sets {
-				if seen[s.Name] {
-					return usageErrorf("--set: two sets named %q", s.Name)
-				}
-				seen[s.Name] = true
-			}
-			if leaveOneOut && len(sets) < 2 {
-				return usageErrorf("--leave-one-out needs at least two sets")
-			}
-			if !leaveOneOut {
-				if err := requireFlags(cmd, "out"); err != nil {
-					return err
-				}
-			}
-			prepared, err := p.Prepare(cmd.Context(), sets)
-			if errors.Is(err, lexical.ErrNoLabels) {
-				return usageErrorf("%v", err)
-			}
-			if err != nil {
-				return err
-			}
-			if leaveOneOut {
-				rows, err := lexical.LeaveOneOut(prepared, p.Train)
-				if err != nil {
-					return err
-				}
-				return lexical.WriteTable(e.stdout, rows)
-			}
-			w, m, err := p.Fit(prepared)
-			if err != nil {
-				return err
-			}
-			b, err := w.Marshal()
-			if err != nil {
-				return err
-			}
-			if err := writeAtomic(out, b); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "trained on %d claims: accuracy %.3f, macro-F1 %.3f, NLL %.3f → %s\n", int(m["n"]), m["accuracy"], m["macro_f1"], m["nll"], out)
-			return nil
-		},
+not, macro-F1, tier-1 false accepts, ECE before and after temperature scaling).`
+
+// trainCmd is `audit train`.
+type trainCmd struct {
+	e           *env
+	single      lexical.Set
+	dirs        []string
+	out         string
+	leaveOneOut bool
+	p           lexical.Pipeline
+}
+
+func newTrainCmd(e *env) *cobra.Command {
+	c := &trainCmd{e: e, p: lexical.Pipeline{MadeBy: "audit train", Retrieve: retrieve}}
+	cmd := &cobra.Command{
+		Use:   "train (--corpus F [--spans F] --claims F [--gold F] | --set DIR ...) --out weights.json",
+		Short: "Fit the lexical verifier's weights on labelled claims",
+		Long:  trainLong,
+		Args:  cobra.NoArgs,
+		RunE:  c.run,
 	}
 	f := cmd.Flags()
-	f.StringVar(&single.Corpus, "corpus", "", "corpus documents, JSONL")
-	f.StringVar(&single.Spans, "spans", "", "evidence spans, JSONL")
-	f.StringVar(&single.Claims, "claims", "", "claims, JSONL")
-	f.StringVar(&single.Gold, "gold", "", "gold labels {claim_id, label}, JSONL")
-	f.StringArrayVar(&dirs, "set", nil, "a data set folder (repeatable)")
-	f.StringVar(&out, "out", "", "weights file to write (required unless --leave-one-out)")
-	f.StringVar(&p.IndexRoot, "index", "", "folder for the sets' indexes, one sub-folder per set, built or reused (default: a temporary one)")
-	f.IntVar(&p.K, "k", 5, "passages retrieved per claim")
-	f.Float64Var(&p.Train.L2, "l2", 0.01, "L2 penalty")
-	f.IntVar(&p.Train.Boost.Rounds, "boost-rounds", 0, "rounds of gradient-boosted trees on top of the logistic model (0: none)")
-	f.IntVar(&p.Train.Boost.Depth, "boost-depth", 3, "depth of the boosted trees")
-	f.Float64Var(&p.Train.Boost.LearningRate, "boost-rate", 0.1, "learning rate of the boosted trees")
-	f.BoolVar(&p.Train.Balance, "balance", true, "weight sets and, within each, labels equally")
-	f.BoolVar(&leaveOneOut, "leave-one-out", false, "print the leave-one-set-out table instead of writing weights")
+	f.StringVar(&c.single.Corpus, "corpus", "", "corpus documents, JSONL")
+	f.StringVar(&c.single.Spans, "spans", "", "evidence spans, JSONL")
+	f.StringVar(&c.single.Claims, "claims", "", "claims, JSONL")
+	f.StringVar(&c.single.Gold, "gold", "", "gold labels {claim_id, label}, JSONL")
+	f.StringArrayVar(&c.dirs, "set", nil, "a data set folder (repeatable)")
+	f.StringVar(&c.out, "out", "", "weights file to write (required unless --leave-one-out)")
+	f.StringVar(&c.p.IndexRoot, "index", "", "folder for the sets' indexes, one sub-folder per set, built or reused (default: a temporary one)")
+	f.IntVar(&c.p.K, "k", 5, "passages retrieved per claim")
+	f.Float64Var(&c.p.Train.L2, "l2", 0.01, "L2 penalty")
+	f.IntVar(&c.p.Train.Boost.Rounds, "boost-rounds", 0, "rounds of gradient-boosted trees on top of the logistic model (0: none)")
+	f.IntVar(&c.p.Train.Boost.Depth, "boost-depth", 3, "depth of the boosted trees")
+	f.Float64Var(&c.p.Train.Boost.LearningRate, "boost-rate", 0.1, "learning rate of the boosted trees")
+	f.BoolVar(&c.p.Train.Balance, "balance", true, "weight sets and, within each, labels equally")
+	f.BoolVar(&c.leaveOneOut, "leave-one-out", false, "print the leave-one-set-out table instead of writing weights")
 	return cmd
+}
+
+// sets are the data sets the flags name, checked (exit 2 on a bad one).
+func (c *trainCmd) sets(cmd *cobra.Command) ([]lexical.Set, error) {
+	var sets []lexical.Set
+	if c.single.Corpus != "" || c.single.Claims != "" {
+		if err := requireFlags(cmd, "corpus", "claims"); err != nil {
+			return nil, err
+		}
+		s := c.single
+		s.Name = "input"
+		sets = append(sets, s)
+	}
+	for _, d := range c.dirs {
+		s, err := lexical.SetFromDir(d)
+		if err != nil {
+			return nil, usageErrorf("--set: %v", err)
+		}
+		sets = append(sets, s)
+	}
+	if len(sets) == 0 {
+		return nil, usageErrorf("give a data set: --corpus and --claims, or --set DIR")
+	}
+	seen := map[string]bool{}
+	for _, s := range sets {
+		if seen[s.Name] {
+			return nil, usageErrorf("--set: two sets named %q", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	if c.leaveOneOut && len(sets) < 2 {
+		return nil, usageErrorf("--leave-one-out needs at least two sets")
+	}
+	if !c.leaveOneOut {
+		if err := requireFlags(cmd, "out"); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
+}
+
+func (c *trainCmd) run(cmd *cobra.Command, _ []string) error {
+	sets, err := c.sets(cmd)
+	if err != nil {
+		return err
+	}
+	prepared, err := c.p.Prepare(cmd.Context(), sets)
+	if errors.Is(err, lexical.ErrNoLabels) {
+		return usageErrorf("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if c.leaveOneOut {
+		rows, err := lexical.LeaveOneOut(prepared, c.p.Train)
+		if err != nil {
+			return err
+		}
+		return lexical.WriteTable(c.e.stdout, rows)
+	}
+	w, m, err := c.p.Fit(prepared)
+	if err != nil {
+		return err
+	}
+	b, err := w.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(c.out, b); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.e.stdout, "trained on %d claims: accuracy %.3f, macro-F1 %.3f, NLL %.3f → %s\n", int(m["n"]), m["accuracy"], m["macro_f1"], m["nll"], c.out)
+	return nil
 }
 
 // retrieve is the pipeline's retrieval, handed to the lexical trainer.
