@@ -30,6 +30,9 @@ const (
 type Options struct {
 	CorpusPath, SpansPath, ClaimsPath, GoldPath string
 	OutDir                                      string
+	// WriteDir is where the run's files are written: the staging folder
+	// of OutDir that the caller commits (package outdir). Default OutDir.
+	WriteDir string
 	IndexDir                                    string // default OutDir/index
 	// Passages are the passage settings the index must have; zero fields
 	// take the existing index's (or the defaults for a new index).
@@ -112,7 +115,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Tables, err = timed(&tm.Reports, func() (*reports.Tables, error) { return o.writeReports(in, ix, v, res) })
+	res.Tables, err = timed(&tm.Reports, func() (*reports.Tables, error) { return o.writeReports(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +137,9 @@ func timed[T any](d *reports.Seconds, stage func() (T, error)) (T, error) {
 func (o *Options) defaults() {
 	if o.IndexDir == "" {
 		o.IndexDir = filepath.Join(o.OutDir, "index")
+	}
+	if o.WriteDir == "" {
+		o.WriteDir = o.OutDir
 	}
 	if o.K <= 0 {
 		o.K = 5

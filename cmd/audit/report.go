@@ -2,7 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/claimaudit/claimaudit/audit"
+	"github.com/claimaudit/claimaudit/outdir"
 
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
@@ -12,7 +16,7 @@ import (
 func newReportCmd(e *env) *cobra.Command {
 	var out, failOn string
 	var seed uint64
-	var asJSON bool
+	var asJSON, force bool
 	cmd := &cobra.Command{
 		Use:   "report --records F [--records F ...] --out DIR [--fail-on EXPR]",
 		Short: "Recompute every metric, table and plot from records.parquet",
@@ -20,7 +24,12 @@ func newReportCmd(e *env) *cobra.Command {
 the order given) and writes metrics.parquet, confusion.parquet, calibration.parquet,
 risk_coverage.parquet, the PNG plots and summary.json into DIR — the same files 'audit run'
 writes, with the same values when --seed matches the run's (it seeds the bootstrap).
---fail-on works as in 'audit run' (exit 1 when a gate holds).`,
+--fail-on works as in 'audit run' (exit 1 when a gate holds).
+
+Every record is checked first (a temperature that is not a positive number, logits or
+probabilities that are not finite: exit 2 naming the file and row). DIR is written as
+'audit run' writes its folder (locked, staged, committed as a whole); a run's own folder
+is refused, so a report never replaces a run's manifest.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			files, _ := cmd.Flags().GetStringArray("records")
@@ -35,11 +44,17 @@ writes, with the same values when --seed matches the run's (it seeds the bootstr
 			runID, temp := "", 1.0
 			seen := map[string]string{}
 			for _, f := range files {
+				if err := checkReadable(filepath.Dir(f)); err != nil {
+					return err
+				}
 				rs, err := reports.ReadParquet[reports.Record](f)
 				if err != nil {
 					return &exitError{code: exitInput, err: err}
 				}
 				for i, r := range rs {
+					if err := reports.CheckRecord(r); err != nil {
+						return usageErrorf("%s row %d: %v", f, i+1, err)
+					}
 					if runID == "" {
 						runID, temp = r.RunID, r.Temperature
 					}
@@ -53,17 +68,28 @@ writes, with the same values when --seed matches the run's (it seeds the bootstr
 					outs = append(outs, reports.OutcomeOf(r))
 				}
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			if len(outs) == 0 {
+				return usageErrorf("%s: no records: there is nothing to report", strings.Join(files, ", "))
+			}
+			dir, err := openOut(out, force)
+			if err != nil {
 				return err
 			}
-			t, err := reports.Compute(reports.Input{RunID: runID, ToolVersion: version(), Outcomes: outs, Temperature: temp, Seed: seed,
+			defer dir.Close()
+			if p := dir.Prior(); p != nil && p.MadeBy != "audit report" {
+				return usageErrorf("%s holds %s: a report never replaces a run's manifest; write it to another --out", out, describeRun(p))
+			}
+			t, err := audit.ComputeReports(cmd.Context(), reports.Input{RunID: runID, ToolVersion: version(), Outcomes: outs, Temperature: temp, Seed: seed,
 				Calibration: metrics.CalibrationResult{Applied: temp != 1, Temperature: temp},
 				Manifest:    reports.Manifest{Records: files, MadeBy: "audit report", Counts: reports.ManifestCount{Claims: len(outs)}}})
 			if err != nil {
 				return err
 			}
 			t.Summary.Gates = reports.Check(gates, t.Summary.Metrics)
-			if err := t.Write(out); err != nil {
+			if err := t.Write(dir.Stage()); err != nil {
+				return err
+			}
+			if err := dir.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit report", RunID: runID}); err != nil {
 				return err
 			}
 			if asJSON {
@@ -82,5 +108,6 @@ writes, with the same values when --seed matches the run's (it seeds the bootstr
 	f.StringVar(&failOn, "fail-on", "", "gates, as for audit run")
 	f.Uint64Var(&seed, "seed", 1, "bootstrap seed (the run's --seed reproduces its intervals)")
 	f.BoolVar(&asJSON, "json", false, "print summary.json on stdout instead of tables")
+	f.BoolVar(&force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	return cmd
 }
