@@ -33,7 +33,7 @@ type Options struct {
 	// WriteDir is where the run's files are written: the staging folder
 	// of OutDir that the caller commits (package outdir). Default OutDir.
 	WriteDir string
-	IndexDir                                    string // default OutDir/index
+	IndexDir string // default OutDir/index
 	// Passages are the passage settings the index must have; zero fields
 	// take the existing index's (or the defaults for a new index).
 	Passages corpus.PassageSettings
