@@ -236,7 +236,7 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 		closeIfCloser(v)
 		return nil, err
 	}
-	c, err := OpenCache(filepath.Join(dir, "verdicts.db"))
+	c, err := OpenCache(filepath.Join(dir, "verdicts.db"), o.Log)
 	if err != nil {
 		closeIfCloser(v)
 		return nil, err
