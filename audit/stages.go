@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
@@ -136,7 +138,28 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 // order) and sends each claim with its pair to the scheduler.
 func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.Label, jobs chan<- adjudicate.Job[claims.Claim]) error {
 	defer close(jobs)
-	r := Retriever{Index: ix.Index, K: o.K}
+	var unknown struct {
+		sync.Mutex
+		n     int
+		first []string
+	}
+	r := Retriever{Index: ix.Index, K: o.K, UnknownCite: func(claimID, citeID string) {
+		unknown.Lock()
+		defer unknown.Unlock()
+		unknown.n++
+		if len(unknown.first) < 5 {
+			unknown.first = append(unknown.first, claimID+"→"+citeID)
+		}
+	}}
+	defer func() {
+		// A cite that names nothing in the corpus is the claim's (or the
+		// corpus's) defect: said once, with the first few, never dropped
+		// silently.
+		if unknown.n > 0 {
+			o.Log.Warn("cite ids name no span or document of the corpus; those claims were retrieved by their text alone",
+				"cites", unknown.n, "first", strings.Join(unknown.first, ", "))
+		}
+	}()
 	var chunk []claims.Claim
 	flush := func() error {
 		ps, err := r.Pairs(ctx, chunk, 0)
