@@ -150,4 +150,3 @@ func (ix *Index) HasDoc(ctx context.Context, docID string) (bool, error) {
 	}
 	return res.Total > 0, nil
 }
-

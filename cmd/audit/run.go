@@ -104,6 +104,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if err := requireFlags(cmd, "corpus", "claims", "out"); err != nil {
 		return err
 	}
+	if err := requireRegular(cmd.Flags(), "corpus", "spans", "claims", "gold"); err != nil {
+		return err
+	}
 	o := &r.o
 	if err := checkFloats(cmd.Flags(), "abstain-below", "min-retrieval-score", "temperature", "ece-threshold"); err != nil {
 		return err

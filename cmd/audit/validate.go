@@ -55,6 +55,11 @@ Exit status is 2 when any defect was found, 0 otherwise.`,
 					return err
 				}
 			}
+			if corpusPath != "" {
+				// The checks on the corpus as a whole (it has documents)
+				// are the ones 'audit index' applies.
+				_, _ = v.Corpus()
+			}
 			docs, spans := v.Counts()
 			nClaims, nGold := cv.Counts()
 			errs := &jsonl.ErrorList{}
@@ -68,7 +73,7 @@ Exit status is 2 when any defect was found, 0 otherwise.`,
 					return err
 				}
 				if errs.Total > 0 {
-					printErrorList(e.stderr, &jsonl.ErrorList{Total: errs.Total}, 0)
+					fmt.Fprintf(e.stderr, "%d errors (listed in the JSON report)\n", errs.Total)
 					return &exitError{code: exitInput, err: errs, quiet: true}
 				}
 				return nil
