@@ -91,7 +91,7 @@ func openBolt(path string) (db *bolt.DB, err error) {
 			if db != nil {
 				db.Close()
 			}
-			db, err = nil, &damageError{fmt.Errorf("panic: %v", p)}
+			db, err = nil, &damageError{fmt.Errorf("bbolt failed: %v", p)}
 		}
 	}()
 	db, err = bolt.Open(path, 0o644, &bolt.Options{Timeout: 2 * time.Second})
@@ -149,7 +149,7 @@ func (c *Cache) do(update bool, fn func(*bolt.Tx) error) (ok bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			ok, err = false, nil
-			c.breakCache(fmt.Errorf("panic: %v", p))
+			c.breakCache(fmt.Errorf("bbolt failed: %v", p))
 		}
 	}()
 	if update {

@@ -72,6 +72,9 @@ type Options struct {
 	// folder outside any run: an index folder, the verdict cache. They are
 	// neither foreign nor part of a commit.
 	Internal []string
+	// Sweep are names (glob patterns) of what killed commands leave and
+	// the next one removes: an index build's temporary folder.
+	Sweep []string
 	// Force accepts a folder holding files the tool did not write; they
 	// are left in place and recorded as kept.
 	Force bool
@@ -126,7 +129,11 @@ func (f *Folder) open() error {
 			if err := os.RemoveAll(filepath.Join(f.dir, name)); err != nil {
 				return fmt.Errorf("remove leftover %s: %w", filepath.Join(f.dir, name), err)
 			}
-		case name == LockFile, name == MarkerFile, f.internal(name), m.Has(name), m != nil && slices.Contains(m.Kept, name):
+		case matchAny(f.opts.Sweep, name):
+			if err := os.RemoveAll(filepath.Join(f.dir, name)); err != nil {
+				return fmt.Errorf("remove leftover %s: %w", filepath.Join(f.dir, name), err)
+			}
+		case name == LockFile, name == MarkerFile, matchAny(f.opts.Internal, name), m.Has(name), m != nil && slices.Contains(m.Kept, name):
 		default:
 			f.foreign = append(f.foreign, name)
 		}
@@ -150,8 +157,8 @@ func (f *Folder) open() error {
 	return nil
 }
 
-func (f *Folder) internal(name string) bool {
-	for _, p := range f.opts.Internal {
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
 		if ok, _ := filepath.Match(p, name); ok {
 			return true
 		}

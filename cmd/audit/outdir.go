@@ -13,7 +13,13 @@ import (
 // calibrate): a folder held by another command, holding files audit did not
 // write (without --force) or unreadable is an input error.
 func openOut(dir string, force bool, internal ...string) (*outdir.Folder, error) {
-	f, err := outdir.Open(dir, outdir.Options{Force: force, Internal: internal})
+	var sweep []string
+	for _, n := range internal {
+		if strings.HasSuffix(n, ".building-*") {
+			sweep = append(sweep, n) // we hold the folder: no build is running there
+		}
+	}
+	f, err := outdir.Open(dir, outdir.Options{Force: force, Internal: internal, Sweep: sweep})
 	if err != nil {
 		return nil, &exitError{code: exitInput, err: err}
 	}
