@@ -452,7 +452,7 @@ func checkReplaceable(dir string) error {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	var m IndexManifest
 	if err != nil || json.Unmarshal(b, &m) != nil || m.Format != indexFormat {
-		return fmt.Errorf("%s exists and is %w: refusing to overwrite it", dir, ErrNotIndex)
+		return fmt.Errorf("%s exists and is not a claimaudit index: refusing to overwrite it (%w)", dir, ErrNotIndex)
 	}
 	return nil
 }
