@@ -284,6 +284,9 @@ func (f *Folder) writeMarker(m Marker) error {
 	}
 	_, err = tmp.Write(append(b, '\n'))
 	if err == nil {
+		err = tmp.Chmod(0o644) // readable as the run's other files are
+	}
+	if err == nil {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
