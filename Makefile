@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval bench-tokenizer interop ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -84,6 +84,25 @@ bench-retrieval: build
 	  s=$$(dirname $$d); n=$$(basename $$s); \
 	  $(GO) run ./bench/retrieval -corpus $$s/corpus.jsonl -spans $$s/spans.jsonl -claims $$s/claims.jsonl \
 	    -gold-details $$d -index $(RET_DIR)/index-$$n -out $(RET_DIR)/out-$$n -label $$n || exit 1; \
+	done
+
+## faults: the fault suite (docs/reliability.md): byte flips, truncations, a
+## full disk (a 64 KiB tmpfs where mounting one is allowed), SIGKILL and
+## SIGINT/SIGTERM at random points, concurrent runs, hostile inputs; each case
+## runs the built binary under a timeout
+faults: build
+	AUDIT_BIN=$(BIN)/audit $(GO) test -tags faults -count=1 -timeout 15m -run '^TestFault' ./cmd/audit/
+
+## bench-memory: peak RSS of audit run at 10k, 100k and 1M generated claims
+## (the 1M run takes several minutes)
+MEM_SIZES ?= 10000 100000 1000000
+bench-memory: build
+	@for n in $(MEM_SIZES); do \
+	  $(BIN)/audit gen --out $(E2E_DIR)/data-$$n --claims $$n --docs 10000 --seed 202 > /dev/null; \
+	  rm -rf $(E2E_DIR)/mem-$$n; \
+	  /usr/bin/time -f "$$n claims: wall %es, peak RSS %M KiB" $(BIN)/audit run --log-level warn \
+	    --corpus $(E2E_DIR)/data-$$n/corpus.jsonl --spans $(E2E_DIR)/data-$$n/spans.jsonl \
+	    --claims $(E2E_DIR)/data-$$n/claims.jsonl --gold $(E2E_DIR)/data-$$n/gold.jsonl --out $(E2E_DIR)/mem-$$n > /dev/null; \
 	done
 
 ## fuzz: a short run of every fuzz target (each target alone, as go test requires)

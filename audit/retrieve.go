@@ -17,6 +17,10 @@ import (
 type Retriever struct {
 	Index *corpus.Index
 	K     int
+	// UnknownCite, when set, hears of every cite id that names neither a
+	// passage (span) nor a document of the index; it may be called from
+	// several goroutines at once.
+	UnknownCite func(claimID, citeID string)
 }
 
 // Pair retrieves a claim's passages.
@@ -43,6 +47,13 @@ func (r Retriever) Pair(ctx context.Context, c claims.Claim) (adjudicate.Pair, e
 		hits, err := r.Index.SearchWithin(ctx, c.Text, id, r.K)
 		if err != nil {
 			return pair, err
+		}
+		if len(hits) == 0 && r.UnknownCite != nil {
+			if known, err := r.Index.HasDoc(ctx, id); err != nil {
+				return pair, err
+			} else if !known {
+				r.UnknownCite(c.ID, id)
+			}
 		}
 		for _, h := range hits {
 			add(h, true)
@@ -73,7 +84,8 @@ func (r Retriever) Pairs(ctx context.Context, cs []claims.Claim, workers int) ([
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = r.Pair(ctx, cs[i])
+				// A damaged index can make bleve panic: an error, not a crash.
+				out[i], errs[i] = corpus.Recovered(func() (adjudicate.Pair, error) { return r.Pair(ctx, cs[i]) })
 			}
 		}()
 	}

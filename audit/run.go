@@ -30,7 +30,10 @@ const (
 type Options struct {
 	CorpusPath, SpansPath, ClaimsPath, GoldPath string
 	OutDir                                      string
-	IndexDir                                    string // default OutDir/index
+	// WriteDir is where the run's files are written: the staging folder
+	// of OutDir that the caller commits (package outdir). Default OutDir.
+	WriteDir string
+	IndexDir string // default OutDir/index
 	// Passages are the passage settings the index must have; zero fields
 	// take the existing index's (or the defaults for a new index).
 	Passages corpus.PassageSettings
@@ -131,7 +134,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(in, ix, v, res) })
+	res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +164,9 @@ func timed[T any](report func(string, bool, time.Duration), name string, d *repo
 func (o *Options) defaults() {
 	if o.IndexDir == "" {
 		o.IndexDir = filepath.Join(o.OutDir, "index")
+	}
+	if o.WriteDir == "" {
+		o.WriteDir = o.OutDir
 	}
 	if o.K <= 0 {
 		o.K = 5
@@ -269,7 +275,7 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 		closeIfCloser(v)
 		return nil, err
 	}
-	c, err := OpenCache(filepath.Join(dir, "verdicts.db"))
+	c, err := OpenCache(filepath.Join(dir, "verdicts.db"), o.Log)
 	if err != nil {
 		closeIfCloser(v)
 		return nil, err

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
@@ -36,12 +39,8 @@ func newSpool(dir string) (*spool, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	// A run killed part way leaves its spool behind; it is never reused.
-	if stale, _ := filepath.Glob(filepath.Join(dir, ".spool-*.jsonl")); len(stale) > 0 {
-		for _, f := range stale {
-			os.Remove(f)
-		}
-	}
+	// The spool lives in the run's staging folder: a run killed part way
+	// leaves it there, and the next run in the folder sweeps it (outdir).
 	f, err := os.CreateTemp(dir, ".spool-*.jsonl")
 	if err != nil {
 		return nil, err
@@ -89,7 +88,7 @@ func (s *spool) remove() {
 // scheduler into a spool, in input order; each claim travels with its
 // pair through the scheduler.
 func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*spool, error) {
-	sp, err := newSpool(o.OutDir)
+	sp, err := newSpool(o.WriteDir)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +102,9 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 		func(r adjudicate.Result[claims.Claim]) error {
 			s := verified{Claim: r.Item, Passages: r.Pair.Passages, Verdict: r.Verdict, LatencyMS: float64(r.Latency.Microseconds()) / 1000}
 			res.Timings.VerifyBusy += reports.Seconds(r.Latency)
+			if r.Err == nil {
+				r.Err = checkProbabilities(r.Verdict.Logits)
+			}
 			if r.Err != nil {
 				s.Err = r.Err.Error()
 				res.Errors++
@@ -142,7 +144,28 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 // order) and sends each claim with its pair to the scheduler.
 func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.Label, jobs chan<- adjudicate.Job[claims.Claim]) error {
 	defer close(jobs)
-	r := Retriever{Index: ix.Index, K: o.K}
+	var unknown struct {
+		sync.Mutex
+		n     int
+		first []string
+	}
+	r := Retriever{Index: ix.Index, K: o.K, UnknownCite: func(claimID, citeID string) {
+		unknown.Lock()
+		defer unknown.Unlock()
+		unknown.n++
+		if len(unknown.first) < 5 {
+			unknown.first = append(unknown.first, claimID+"→"+citeID)
+		}
+	}}
+	defer func() {
+		// A cite that names nothing in the corpus is the claim's (or the
+		// corpus's) defect: said once, with the first few, never dropped
+		// silently.
+		if unknown.n > 0 {
+			o.Log.Warn("cite ids name no span or document of the corpus; those claims were retrieved by their text alone",
+				"cites", unknown.n, "first", strings.Join(unknown.first, ", "))
+		}
+	}()
 	var chunk []claims.Claim
 	flush := func() error {
 		ps, err := r.Pairs(ctx, chunk, 0)
@@ -234,7 +257,7 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 // writeRecords decides every claim at its temperature and writes
 // records.parquet; the metrics outcomes come from the same decisions.
 func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, res *Result) ([]metrics.Outcome, error) {
-	w, err := reports.NewParquetWriter[reports.Record](filepath.Join(o.OutDir, "records.parquet"), reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion})
+	w, err := reports.NewParquetWriter[reports.Record](filepath.Join(o.WriteDir, "records.parquet"), reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion})
 	if err != nil {
 		return nil, err
 	}
@@ -261,12 +284,53 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 
 // writeReports computes every report file from the run's outcomes and
 // writes them, with the manifest.
-func (o *Options) writeReports(in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*reports.Tables, error) {
-	t, err := reports.Compute(reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, Manifest: o.manifest(in, ix, v, res)})
+// A signal during the (CPU-bound) computation is answered at once: the
+// computation is abandoned and nothing is written.
+func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*reports.Tables, error) {
+	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
+		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, Manifest: o.manifest(in, ix, v, res)}
+	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err
 	}
 	t.Summary.Gates = reports.Check(o.Gates, &t.Summary)
-	return t, t.Write(o.OutDir)
+	return t, t.Write(o.WriteDir)
+}
+
+// ComputeReports is reports.Compute that returns when ctx is done (the
+// abandoned computation finishes in the background and is dropped).
+func ComputeReports(ctx context.Context, in reports.Input) (*reports.Tables, error) {
+	type result struct {
+		t   *reports.Tables
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		t, err := reports.Compute(in)
+		done <- result{t, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err == nil {
+			r.err = ctx.Err()
+		}
+		return r.t, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// checkProbabilities refuses logits whose probabilities are not finite at
+// any temperature the run may use (finite logits near ±MaxFloat64 overflow
+// once divided by a temperature below 1): such a verdict is a per-claim
+// error, never a NaN in the metrics.
+func checkProbabilities(z [3]float64) error {
+	for _, t := range []float64{1, metrics.MinTemperature, metrics.MaxTemperature} {
+		for _, p := range metrics.Softmax(z, t) {
+			if math.IsNaN(p) || math.IsInf(p, 0) {
+				return fmt.Errorf("verifier logits %v give probabilities that are not finite at temperature %v", z, t)
+			}
+		}
+	}
+	return nil
 }

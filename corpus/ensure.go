@@ -58,6 +58,11 @@ func EnsureIndex(ctx context.Context, req EnsureRequest) (EnsureResult, error) {
 			return res, err
 		}
 		if res.Reason = m.Staleness(inputs, req.Index.Passages); res.Reason == "" {
+			// Reusing means trusting the files: a damaged index is an
+			// error that says to rebuild with --force, never reused.
+			if err := VerifyIndex(req.Dir, m); err != nil {
+				return res, err
+			}
 			res.Manifest, res.Reused = m, true
 			return res, nil
 		}

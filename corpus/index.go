@@ -37,7 +37,7 @@ const (
 	ManifestFile  = "manifest.json"
 	bleveDir      = "bleve"
 	indexFormat   = "claimaudit-index"
-	formatVersion = 1
+	formatVersion = 2 // 2: the manifest records the digests of the files
 	// MappingVersion changes whenever the analyzer, fields or passage
 	// construction change in a way that makes older indexes stale.
 	MappingVersion = 1
@@ -62,6 +62,10 @@ type IndexManifest struct {
 	Inputs         []Input         `json:"inputs"`
 	Passages       PassageSettings `json:"passages"`
 	Counts         IndexCounts     `json:"counts"`
+	// Files are the digests of the bleve folder's files; Digest is the
+	// manifest's own (everything above included). OpenIndex checks both.
+	Files  []FileDigest `json:"files"`
+	Digest string       `json:"digest"`
 }
 
 // IndexCounts are what an index holds.
@@ -198,6 +202,9 @@ func BuildIndex(ctx context.Context, dir string, c *Corpus, opts IndexOptions) (
 		Passages:       opts.Passages,
 		Counts:         counts,
 	}
+	if err := m.seal(tmp); err != nil {
+		return nil, err
+	}
 	if err := writeJSONFile(filepath.Join(tmp, ManifestFile), m); err != nil {
 		return nil, err
 	}
@@ -217,10 +224,11 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 	// because the whole folder is thrown away unless the build completes. Close
 	// does not flush what is still in memory, so the last batch waits for its
 	// persisted callback, which fires once everything before it is on disk.
-	idx, err := bleve.NewUsing(path, im, scorch.Name, scorch.Name, map[string]any{"unsafe_batch": true})
+	idx, asyncErr, unwatch, err := newWatchedIndex(path, im, map[string]any{"unsafe_batch": true})
 	if err != nil {
 		return IndexCounts{}, fmt.Errorf("create bleve index: %w", err)
 	}
+	defer unwatch()
 	counts := IndexCounts{Documents: len(c.Docs), Spans: len(c.Spans)}
 	if err := c.Passages(opts.Passages, func(p Passage) error {
 		counts.Passages++
@@ -295,7 +303,7 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 	}
 	err = g.Wait()
 	if err == nil {
-		err = waitPersisted(ctx, idx)
+		err = waitPersisted(ctx, idx, asyncErr)
 	}
 	// bleve's BM25 takes the average field length from the field's term
 	// cardinality summed over segments, so scores would depend on how the
@@ -307,7 +315,7 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 		err = forceMerge(ctx, idx)
 	}
 	if err == nil {
-		err = waitPersisted(ctx, idx)
+		err = waitPersisted(ctx, idx, asyncErr)
 	}
 	if cerr := idx.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close bleve index: %w", cerr)
@@ -333,7 +341,10 @@ func forceMerge(ctx context.Context, idx bleve.Index) error {
 // waitPersisted submits an empty batch and waits until it, and so every
 // batch before it, is on disk: with unsafe_batch, Close would drop segments
 // still in memory.
-func waitPersisted(ctx context.Context, idx bleve.Index) error {
+//
+// bleve's persister retries a failed write (a full disk) for ever, so the
+// wait also ends on the first error it reports (asyncErr).
+func waitPersisted(ctx context.Context, idx bleve.Index, asyncErr <-chan error) error {
 	persisted := make(chan error, 1)
 	b := idx.NewBatch()
 	b.SetPersistedCallback(func(err error) { persisted <- err })
@@ -346,9 +357,47 @@ func waitPersisted(ctx context.Context, idx bleve.Index) error {
 			return fmt.Errorf("persist index: %w", err)
 		}
 		return nil
+	case err := <-asyncErr:
+		return fmt.Errorf("persist index: %w", err)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// bleve reports its background writers' failures only through a
+// process-wide registry of callbacks, looked up by name when an index is
+// created: each build registers a name of its own for as long as it runs.
+var asyncErrors struct {
+	sync.Mutex
+	n int
+}
+
+// newWatchedIndex creates a scorch index whose background failures (the
+// persister's, the merger's) arrive on the returned channel.
+func newWatchedIndex(path string, im *mapping.IndexMappingImpl, cfg map[string]any) (bleve.Index, <-chan error, func(), error) {
+	errs := make(chan error, 1)
+	asyncErrors.Lock()
+	defer asyncErrors.Unlock()
+	asyncErrors.n++
+	name := fmt.Sprintf("claimaudit-build-%d", asyncErrors.n)
+	scorch.RegistryAsyncErrorCallbacks[name] = func(err error, _ string) {
+		select {
+		case errs <- err:
+		default:
+		}
+	}
+	unwatch := func() {
+		asyncErrors.Lock()
+		delete(scorch.RegistryAsyncErrorCallbacks, name)
+		asyncErrors.Unlock()
+	}
+	cfg["asyncErrorCallbackName"] = name
+	idx, err := bleve.NewUsing(path, im, scorch.Name, scorch.Name, cfg)
+	if err != nil {
+		delete(scorch.RegistryAsyncErrorCallbacks, name)
+		return nil, nil, nil, err
+	}
+	return idx, errs, unwatch, nil
 }
 
 // ReadManifest reads the manifest of an index folder. It returns an error
@@ -407,7 +456,7 @@ func checkReplaceable(dir string) error {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	var m IndexManifest
 	if err != nil || json.Unmarshal(b, &m) != nil || m.Format != indexFormat {
-		return fmt.Errorf("%s exists and is not a claimaudit index: refusing to overwrite it", dir)
+		return fmt.Errorf("%s exists and is not a claimaudit index: refusing to overwrite it (%w)", dir, ErrNotIndex)
 	}
 	return nil
 }

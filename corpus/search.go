@@ -36,7 +36,10 @@ func OpenIndex(dir string) (*Index, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s: %w (%v)", dir, ErrNotIndex, err)
 	}
-	idx, err := bleve.OpenUsing(path, map[string]any{"read_only": true})
+	if err := VerifyIndex(dir, m); err != nil {
+		return nil, err
+	}
+	idx, err := openBleve(path)
 	if err != nil {
 		return nil, fmt.Errorf("open bleve index %s: %w", path, err)
 	}

@@ -333,7 +333,7 @@ func cellMetrics(cells []cell, counts []int) []float64 {
 	for i := 0; i < len(cells) && cells[i].scored; {
 		group := 0
 		j := i
-		for ; j < len(cells) && cells[j].scored && cells[j].conf == cells[i].conf; j++ {
+		for ; j < len(cells) && cells[j].scored && (j == i || cells[j].conf == cells[i].conf); j++ { // j == i: NaN cannot stall it
 			group += counts[j]
 			if !cells[j].correct {
 				errs += counts[j]

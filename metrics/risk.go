@@ -31,7 +31,9 @@ func riskCoverage(s []scored) []RCPoint {
 	errs := 0
 	for i := 0; i < len(s); {
 		j := i
-		for j < len(s) && s[j].conf == s[i].conf {
+		// j == i always enters, so a NaN confidence (never equal to
+		// itself) cannot stop the loop from advancing.
+		for j < len(s) && (j == i || s[j].conf == s[i].conf) {
 			if !s[j].correct {
 				errs++
 			}

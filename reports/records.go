@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/parquet-go/parquet-go"
@@ -182,8 +183,17 @@ func (p *ParquetWriter[T]) Close() error {
 // Abort discards the file.
 func (p *ParquetWriter[T]) Abort() { p.file.Abort() }
 
-// ReadParquet reads every row of a Parquet file of T.
-func ReadParquet[T any](path string) ([]T, error) {
+// ReadParquet reads every row of a Parquet file of T. A damaged file is an
+// error naming it, never a panic (the Parquet library panics on some
+// damage) and never an allocation its footer asks for but its size cannot
+// hold.
+func ReadParquet[T any](path string) (rows []T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rows, err = nil, fmt.Errorf("read %s: damaged Parquet file (%v)", path, p)
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -199,7 +209,13 @@ func ReadParquet[T any](path string) ([]T, error) {
 	}
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
-	out := make([]T, 0, pf.NumRows())
+	// The footer's row count is only a hint: a damaged one (2^60) must not
+	// size an allocation, so it is bounded by the file's real size.
+	n := pf.NumRows()
+	if n < 0 {
+		return nil, fmt.Errorf("read %s: damaged Parquet file (footer says %d rows)", path, n)
+	}
+	out := make([]T, 0, min(n, st.Size(), 1<<20))
 	buf := make([]T, 1024)
 	for {
 		n, err := r.Read(buf)

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
 )
@@ -18,6 +18,7 @@ type calibrateCmd struct {
 	sweep, asJSON bool
 	threshold     float64
 	opts          metrics.CrossFitOptions
+	force         bool
 }
 
 func newCalibrateCmd(e *env) *cobra.Command {
@@ -36,7 +37,11 @@ labelled claims it fits nothing and says so; a fit that lands on the bounds [0.0
 flagged. It writes calibration_fit.json; with --sweep also temperature_sweep.parquet/.png
 (ECE and NLL over a grid of temperatures) and threshold_sweep.parquet/.png (coverage,
 selective risk and false-accept rates over abstain thresholds, calibrated stage
-cross-fitted).`,
+cross-fitted).
+
+DIR may be the run's own folder: the files join the run's (an older calibrate's are
+replaced, and a later 'audit run' there removes them). DIR is locked, staged and
+committed as a whole; a DIR holding another run's files is refused unless --force.`,
 		Args: cobra.NoArgs,
 		RunE: c.run,
 	}
@@ -49,6 +54,7 @@ cross-fitted).`,
 	f.Uint64Var(&c.opts.Seed, "seed", 1, "fold assignment seed (the run's --seed gives its folds)")
 	f.IntVar(&c.opts.Min, "min-calibration", metrics.DefaultMinCalibration, "fewest labelled claims with logits to fit a temperature on")
 	f.BoolVar(&c.asJSON, "json", false, "print the fit as JSON")
+	f.BoolVar(&c.force, "force", false, "write into an --out folder holding another run's or foreign files (foreign files are left alone)")
 	return cmd
 }
 
@@ -56,33 +62,90 @@ func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
 	if err := requireFlags(cmd, "records", "out"); err != nil {
 		return err
 	}
-	rs, err := reports.ReadParquet[reports.Record](c.records)
-	if err != nil {
-		return &exitError{code: exitInput, err: err}
-	}
-	outs := make([]metrics.Outcome, len(rs))
-	runID := ""
-	for i, r := range rs {
-		outs[i] = reports.OutcomeOf(r)
-		runID = r.RunID
-	}
-	fit, cf := reports.FitCalibration(runID, outs, c.opts, c.threshold)
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
+	if err := checkFloats(cmd.Flags(), "ece-threshold"); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(c.out, "calibration_fit.json"), mustJSON(fit)); err != nil {
+	if c.opts.K < 2 {
+		return usageErrorf("--folds must be >= 2, got %d", c.opts.K)
+	}
+	outs, runID, err := readRecordsChecked(c.records)
+	if err != nil {
+		return err
+	}
+	dir, err := openOut(c.out, c.force)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	commit, err := c.commitFor(dir.Prior(), runID)
+	if err != nil {
+		return err
+	}
+	fit, cf := reports.FitCalibration(runID, outs, c.opts, c.threshold)
+	if err := writeAtomic(filepath.Join(dir.Stage(), "calibration_fit.json"), mustJSON(fit)); err != nil {
 		return err
 	}
 	if c.sweep {
-		if err := reports.WriteSweeps(c.out, reports.Meta{RunID: runID, ToolVersion: version()}, outs, cf.PerOutcome, cf.Full); err != nil {
+		if err := reports.WriteSweeps(dir.Stage(), reports.Meta{RunID: runID, ToolVersion: version()}, outs, cf.PerOutcome, cf.Full); err != nil {
 			return err
 		}
+	}
+	if err := dir.Commit(cmd.Context(), commit); err != nil {
+		return err
 	}
 	if c.asJSON {
 		return printJSON(c.e, fit)
 	}
 	printFit(c.e, fit, cf)
 	return nil
+}
+
+// commitFor is how calibrate's files enter --out: beside their own run's
+// files (replacing an older calibrate's), or alone; another run's folder
+// is refused unless --force.
+func (c *calibrateCmd) commitFor(p *outdir.Marker, runID string) (outdir.Commit, error) {
+	commit := outdir.Commit{MadeBy: "audit calibrate", RunID: runID}
+	if p == nil || p.MadeBy == "audit calibrate" {
+		return commit, nil
+	}
+	if p.RunID != runID && !c.force {
+		return commit, usageErrorf("%s holds %s, not of run %s: write to another --out, or --force to replace them", c.out, describeRun(p), runID)
+	}
+	if p.RunID == runID {
+		commit.MadeBy = p.MadeBy
+		for _, f := range p.Files {
+			if !calibrateFiles[f.Name] {
+				commit.Keep = append(commit.Keep, f.Name)
+			}
+		}
+	}
+	return commit, nil
+}
+
+// readRecordsChecked reads a records file for calibrate: the folder must
+// hold a complete run, and every row numbers metrics can use (exit 2
+// naming the row otherwise).
+func readRecordsChecked(path string) ([]metrics.Outcome, string, error) {
+	if err := checkReadable(filepath.Dir(path)); err != nil {
+		return nil, "", err
+	}
+	rs, err := reports.ReadParquet[reports.Record](path)
+	if err != nil {
+		return nil, "", &exitError{code: exitInput, err: err}
+	}
+	if len(rs) == 0 {
+		return nil, "", usageErrorf("%s: no records: there is nothing to calibrate", path)
+	}
+	outs := make([]metrics.Outcome, len(rs))
+	runID := ""
+	for i, r := range rs {
+		if err := reports.CheckRecord(r); err != nil {
+			return nil, "", usageErrorf("%s row %d: %v", path, i+1, err)
+		}
+		outs[i] = reports.OutcomeOf(r)
+		runID = r.RunID
+	}
+	return outs, runID, nil
 }
 
 func printFit(e *env, fit reports.CalibrationFit, cf metrics.CrossFitResult) {

@@ -30,6 +30,9 @@ move is beyond noise.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			load := func(dir string) (map[string]reports.MetricRow, []string, error) {
+				if err := checkReadable(dir); err != nil {
+					return nil, nil, err
+				}
 				rows, err := reports.ReadParquet[reports.MetricRow](filepath.Join(dir, "metrics.parquet"))
 				if err != nil {
 					return nil, nil, &exitError{code: exitInput, err: err}

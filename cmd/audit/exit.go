@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"syscall"
 
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/jsonl"
@@ -66,6 +67,12 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EIO), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EROFS):
+		// The machine failed us (a full disk, an I/O error): not the
+		// user's input, even though the error names a path.
+		return exitInternal
+	case errors.Is(err, corpus.ErrDamaged), errors.Is(err, fs.ErrPermission):
+		return exitInput
 	case errors.As(err, &list), errors.As(err, &pathErr), errors.Is(err, corpus.ErrNotIndex):
 		return exitInput
 	}

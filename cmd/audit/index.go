@@ -28,6 +28,9 @@ left as it was.`,
 			if err := requireFlags(cmd, "corpus", "index"); err != nil {
 				return err
 			}
+			if err := requireRegular(cmd.Flags(), "corpus", "spans"); err != nil {
+				return err
+			}
 			if err := req.Index.Passages.Or(corpus.DefaultPassageSettings).Validate(); err != nil {
 				return usageErrorf("%v", err)
 			}

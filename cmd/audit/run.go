@@ -17,6 +17,7 @@ import (
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -52,7 +53,11 @@ raw 10-bin ECE exceeds --ece-threshold (the ECE after scaling is measured out of
 sample, by cross-fitting); off keeps T = 1; fixed uses --temperature.
 
 --resume keeps verdicts in DIR/.cache/verdicts.db, so a run killed part way (even by
-SIGKILL) picks up where it stopped. Ctrl-C stops cleanly and writes no records file.
+SIGKILL) picks up where it stopped. The run's files are written into a staging folder
+inside DIR and committed as a whole when the run ends, so DIR always holds one complete
+run: Ctrl-C (or SIGTERM) in any stage stops with exit 130 and commits nothing, and the
+files of an older run there (calibrate's included) are replaced. One command at a time
+holds DIR; a DIR holding files audit did not write is refused unless --force.
 If more than 1% of the claims could not be adjudicated the run exits 3 (the records
 are written, each saying why).
 
@@ -70,6 +75,7 @@ type runCmd struct {
 	numericEffect string
 	tempFrom      string
 
+	force    bool
 	backends *backendFlags
 	bErr     error // a backend's options could not be bound
 }
@@ -114,6 +120,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.StringVar(&r.numericEffect, "numeric-effect", string(claims.EffectFlag), "what the numeric check does to the label: none, flag or override")
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
+	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	// Each backend declares its own options; cmd/audit knows none of them.
 	r.backends, r.bErr = addBackendFlags(f, r.e.backends)
 	if r.bErr == nil {
@@ -124,6 +131,9 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 // check validates the flags before any work; every failure is exit 2.
 func (r *runCmd) check(cmd *cobra.Command) error {
 	if err := requireFlags(cmd, "corpus", "claims", "out"); err != nil {
+		return err
+	}
+	if err := requireRegular(cmd.Flags(), "corpus", "spans", "claims", "gold"); err != nil {
 		return err
 	}
 	o := &r.o
@@ -143,17 +153,23 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if math.IsNaN(o.Temperature) || math.IsInf(o.Temperature, 0) || o.Temperature < 0 {
 		return usageErrorf("--temperature %v is not a positive number", o.Temperature)
 	}
+	if err := checkFloats(cmd.Flags(), "abstain-below", "min-retrieval-score", "temperature", "ece-threshold"); err != nil {
+		return err
+	}
 	switch o.Calibrate {
 	case audit.CalibrateAuto, audit.CalibrateOff:
 	case audit.CalibrateFixed:
-		if o.Temperature <= 0 {
-			return usageErrorf("--calibrate fixed needs --temperature > 0")
+		if !(o.Temperature >= metrics.MinTemperature && o.Temperature <= metrics.MaxTemperature) {
+			return usageErrorf("--calibrate fixed needs --temperature in [%v, %v], got %v", metrics.MinTemperature, metrics.MaxTemperature, o.Temperature)
 		}
 	default:
 		return usageErrorf("--calibrate %q is not auto, off or fixed", o.Calibrate)
 	}
 	if err := o.Passages.Or(corpus.DefaultPassageSettings).Validate(); err != nil {
 		return usageErrorf("%v", err)
+	}
+	if !(o.ECEThreshold > 0 && o.ECEThreshold < 1) {
+		return usageErrorf("--ece-threshold must be in (0, 1), got %v", o.ECEThreshold)
 	}
 	if o.K < 1 || o.Workers < 0 || o.BatchSize < 0 || o.AbstainBelow < 0 || o.AbstainBelow > 1 {
 		return usageErrorf("--k must be >= 1, --workers and --batch-size >= 0, --abstain-below in [0, 1]")
@@ -200,12 +216,26 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	o.ToolVersion, o.Log = version(), r.e.log
 	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
 	o.Stage = newStages(r.e)
+	internal, err := runInternal(o.OutDir, o.IndexDir)
+	if err != nil {
+		return err
+	}
+	out, err := openOut(o.OutDir, r.force, internal...)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	o.WriteDir = out.Stage()
 	res, err := audit.Run(cmd.Context(), o)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o))
 	}
 	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 		return err
+	}
+	// The run's files enter --out as a whole, or (interrupted) not at all.
+	if cerr := out.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit run", RunID: res.RunID}); cerr != nil {
+		return cerr
 	}
 	if o.Resume {
 		fmt.Fprintf(r.e.stderr, "--resume: %s reused from %s\n", plural(res.CacheHits, "cached verdict"), filepath.Join(o.OutDir, ".cache"))

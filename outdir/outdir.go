@@ -1,0 +1,362 @@
+package outdir
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Names the tool keeps in an output folder besides the files of a run.
+const (
+	MarkerFile   = ".claimaudit-out.json"
+	LockFile     = ".claimaudit-out.lock"
+	stagePrefix  = ".staging-"
+	markerFormat = "claimaudit-out"
+)
+
+// States of a marker.
+const (
+	StateCommitted  = "committed"
+	StateCommitting = "committing"
+)
+
+var (
+	// ErrLocked: another command holds the folder.
+	ErrLocked = errors.New("another audit command is writing to this folder")
+	// ErrForeign: the folder holds files the tool did not write.
+	ErrForeign = errors.New("holds files audit did not write")
+	// ErrIncomplete: a command was interrupted before it committed.
+	ErrIncomplete = errors.New("incomplete: a command writing it was interrupted before it committed (run it again)")
+)
+
+// File is one file of a committed folder.
+type File struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Marker is the commit marker of a folder.
+type Marker struct {
+	Format string `json:"format"`
+	State  string `json:"state"`
+	MadeBy string `json:"made_by"` // the command whose files the folder holds: "audit run", ...
+	RunID  string `json:"run_id"`
+	Files  []File `json:"files"`
+	// Kept are files the tool did not write, left in place under --force.
+	Kept []string `json:"kept,omitempty"`
+}
+
+// Has says whether the marker lists a file named name.
+func (m *Marker) Has(name string) bool {
+	if m == nil {
+		return false
+	}
+	for _, f := range m.Files {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Options configure Open.
+type Options struct {
+	// Internal are names (glob patterns) of what the tool keeps in the
+	// folder outside any run: an index folder, the verdict cache. They are
+	// neither foreign nor part of a commit.
+	Internal []string
+	// Sweep are names (glob patterns) of what killed commands leave and
+	// the next one removes: an index build's temporary folder.
+	Sweep []string
+	// Force accepts a folder holding files the tool did not write; they
+	// are left in place and recorded as kept.
+	Force bool
+}
+
+// Folder is an output folder held by one command.
+type Folder struct {
+	dir       string
+	opts      Options
+	unlock    func()
+	stage     string
+	prior     *Marker
+	foreign   []string
+	committed bool
+}
+
+// Open takes the folder (creating it), refuses it when another command
+// holds it or when it holds files the tool did not write, sweeps what killed
+// commands left, and makes a fresh staging folder.
+func Open(dir string, o Options) (*Folder, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create output folder: %w", err)
+	}
+	unlock, err := lock(filepath.Join(dir, LockFile))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	f := &Folder{dir: dir, opts: o, unlock: unlock}
+	if err := f.open(); err != nil {
+		unlock()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *Folder) open() error {
+	m, err := ReadMarker(f.dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	f.prior = m
+	entries, err := os.ReadDir(f.dir)
+	if err != nil {
+		return fmt.Errorf("read output folder: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, stagePrefix), strings.HasPrefix(name, MarkerFile+".tmp-"):
+			// Left by a command that was killed: we hold the lock, so no
+			// live command owns it.
+			if err := os.RemoveAll(filepath.Join(f.dir, name)); err != nil {
+				return fmt.Errorf("remove leftover %s: %w", filepath.Join(f.dir, name), err)
+			}
+		case matchAny(f.opts.Sweep, name):
+			if err := os.RemoveAll(filepath.Join(f.dir, name)); err != nil {
+				return fmt.Errorf("remove leftover %s: %w", filepath.Join(f.dir, name), err)
+			}
+		case name == LockFile, name == MarkerFile, matchAny(f.opts.Internal, name), m.Has(name), m != nil && slices.Contains(m.Kept, name):
+		default:
+			f.foreign = append(f.foreign, name)
+		}
+	}
+	if len(f.foreign) > 0 && !f.opts.Force {
+		shown := f.foreign
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(f.foreign)-5))
+		}
+		why := ""
+		if m == nil {
+			why = " (a folder written by an older audit has no ownership record either)"
+		}
+		return fmt.Errorf("%s %w: %s%s; choose another --out, or --force to write beside them", f.dir, ErrForeign, strings.Join(shown, ", "), why)
+	}
+	stage, err := os.MkdirTemp(f.dir, stagePrefix)
+	if err != nil {
+		return fmt.Errorf("create staging folder: %w", err)
+	}
+	f.stage = stage
+	return nil
+}
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := filepath.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Dir is the folder.
+func (f *Folder) Dir() string { return f.dir }
+
+// Stage is the staging folder: write every file of the commit there.
+func (f *Folder) Stage() string { return f.stage }
+
+// Prior is the folder's marker before this command (nil when none).
+func (f *Folder) Prior() *Marker { return f.prior }
+
+// Commit describes what a commit makes of the folder.
+type Commit struct {
+	MadeBy, RunID string
+	// Keep are files of the prior commit that stay (calibrate's files join
+	// a run's); every other file of the prior commit is removed.
+	Keep []string
+}
+
+// Commit moves every file of the staging folder into the folder as one
+// commit. A cancelled ctx commits nothing.
+func (f *Folder) Commit(ctx context.Context, c Commit) error {
+	if f.committed || f.stage == "" {
+		return errors.New("outdir: commit of a closed folder")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(f.stage)
+	if err != nil {
+		return fmt.Errorf("read staging folder: %w", err)
+	}
+	var staged []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+			staged = append(staged, e.Name())
+		}
+	}
+	names := map[string]bool{}
+	for _, n := range staged {
+		names[n] = true
+	}
+	for _, n := range c.Keep {
+		if f.prior.Has(n) {
+			names[n] = true
+		}
+	}
+	var kept []string
+	if f.prior != nil {
+		kept = append(kept, f.prior.Kept...)
+	}
+	for _, n := range f.foreign {
+		if !names[n] {
+			kept = append(kept, n)
+		}
+	}
+	// 1. The folder says it is being committed, and lists every file that
+	// may be in it meanwhile (so a crash here leaves nothing unowned).
+	all := map[string]bool{}
+	for n := range names {
+		all[n] = true
+	}
+	if f.prior != nil {
+		for _, pf := range f.prior.Files {
+			all[pf.Name] = true
+		}
+	}
+	if err := f.writeMarker(Marker{State: StateCommitting, MadeBy: c.MadeBy, RunID: c.RunID, Files: f.list(all, false), Kept: kept}); err != nil {
+		return err
+	}
+	// 2. Move the new files in; 3. remove the older run's others.
+	for _, n := range staged {
+		if err := os.Rename(filepath.Join(f.stage, n), filepath.Join(f.dir, n)); err != nil {
+			return fmt.Errorf("commit %s: %w", n, err)
+		}
+	}
+	if f.prior != nil {
+		for _, pf := range f.prior.Files {
+			if !names[pf.Name] {
+				if err := os.Remove(filepath.Join(f.dir, pf.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return fmt.Errorf("remove %s of the older run: %w", pf.Name, err)
+				}
+			}
+		}
+	}
+	// 4. The folder says committed.
+	if err := f.writeMarker(Marker{State: StateCommitted, MadeBy: c.MadeBy, RunID: c.RunID, Files: f.list(names, true), Kept: kept}); err != nil {
+		return err
+	}
+	f.committed = true
+	return nil
+}
+
+func (f *Folder) list(names map[string]bool, stat bool) []File {
+	var out []File
+	for n := range names {
+		file := File{Name: n}
+		if stat {
+			if st, err := os.Stat(filepath.Join(f.dir, n)); err == nil {
+				file.Bytes = st.Size()
+			}
+		}
+		out = append(out, file)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (f *Folder) writeMarker(m Marker) error {
+	m.Format = markerFormat
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(f.dir, MarkerFile+".tmp-")
+	if err != nil {
+		return fmt.Errorf("write commit marker: %w", err)
+	}
+	_, err = tmp.Write(append(b, '\n'))
+	if err == nil {
+		err = tmp.Chmod(0o644) // readable as the run's other files are
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(f.dir, MarkerFile))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write commit marker %s: %w", filepath.Join(f.dir, MarkerFile), err)
+	}
+	return syncDir(f.dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Close removes the staging folder (what an uncommitted command wrote) and
+// releases the folder.
+func (f *Folder) Close() error {
+	var err error
+	if f.stage != "" {
+		err = os.RemoveAll(f.stage)
+		f.stage = ""
+	}
+	if f.unlock != nil {
+		f.unlock()
+		f.unlock = nil
+	}
+	return err
+}
+
+// ReadMarker reads a folder's marker; fs.ErrNotExist when it has none.
+func ReadMarker(dir string) (*Marker, error) {
+	b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	if err != nil {
+		return nil, err
+	}
+	var m Marker
+	if err := json.Unmarshal(b, &m); err != nil || m.Format != markerFormat {
+		return nil, fmt.Errorf("%s: %w (unreadable commit marker %s)", dir, ErrIncomplete, MarkerFile)
+	}
+	return &m, nil
+}
+
+// Check is for readers of a folder: nil when it holds one committed run (or
+// was not written by the tool at all), ErrIncomplete when a command writing
+// it stopped before it committed.
+func Check(dir string) error {
+	m, err := ReadMarker(dir)
+	switch {
+	case err == nil && m.State == StateCommitted:
+		return nil
+	case err == nil:
+		return fmt.Errorf("%s is %w", dir, ErrIncomplete)
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockFile)); err == nil {
+		return fmt.Errorf("%s is %w", dir, ErrIncomplete)
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package reports
+
+import (
+	"fmt"
+
+	"github.com/claimaudit/claimaudit/metrics"
+)
+
+// Shards are the records of one run read back, possibly from several files
+// (shards of the run): the outcomes metrics need and each claim's applied
+// temperature, in the order the files were given.
+type Shards struct {
+	RunID        string
+	Outcomes     []metrics.Outcome
+	Temperatures []float64
+}
+
+// ShardError is a records file that cannot join the others: a row of
+// another run, a claim already read, or a record metrics cannot use.
+type ShardError struct {
+	File string
+	Row  int // 1-based
+	Err  error
+}
+
+func (e *ShardError) Error() string { return fmt.Sprintf("%s row %d: %v", e.File, e.Row, e.Err) }
+func (e *ShardError) Unwrap() error { return e.Err }
+
+// Add merges one file's records. The rules for merging shards: every row
+// comes from one run (one run id), no claim appears twice, and every record
+// passes CheckRecord.
+func (s *Shards) Add(file string, rs []Record, seen map[string]string) error {
+	for i, r := range rs {
+		fail := func(format string, args ...any) error {
+			return &ShardError{File: file, Row: i + 1, Err: fmt.Errorf(format, args...)}
+		}
+		if err := CheckRecord(r); err != nil {
+			return &ShardError{File: file, Row: i + 1, Err: err}
+		}
+		if s.RunID == "" {
+			s.RunID = r.RunID
+		}
+		if r.RunID != s.RunID {
+			return fail("run %s, but earlier rows are run %s: shards must come from one run", r.RunID, s.RunID)
+		}
+		if first, dup := seen[r.ClaimID]; dup {
+			return fail("claim %s is also in %s: shards must not overlap", r.ClaimID, first)
+		}
+		seen[r.ClaimID] = file
+		s.Outcomes = append(s.Outcomes, OutcomeOf(r))
+		s.Temperatures = append(s.Temperatures, r.Temperature)
+	}
+	return nil
+}
+
+// ReadShards reads records files of one run and merges them by Add's rules.
+func ReadShards(files []string) (*Shards, error) {
+	s := &Shards{}
+	seen := map[string]string{}
+	for _, f := range files {
+		rs, err := ReadParquet[Record](f)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Add(f, rs, seen); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
