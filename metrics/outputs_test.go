@@ -11,7 +11,7 @@ import (
 // Three outputs scored by hand: a has 2 of 3 claims supported (one abstained),
 // b has one claim predicted unsupported, c is all supported with p > 0.8.
 func TestOutputsByHand(t *testing.T) {
-	sure := [3]float64{5, 0, 0}  // supported, p > 0.8
+	sure := [3]float64{5, 0, 0}   // supported, p > 0.8
 	weak := [3]float64{1, 0.5, 0} // supported, p < 0.8
 	refute := [3]float64{0, 5, 0}
 	outs := []Outcome{

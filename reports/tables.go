@@ -116,6 +116,9 @@ func PrintTables(w io.Writer, s *Summary) error {
 		g.Header("gate", "value", "result")
 		for _, r := range s.Gates {
 			res, v := "pass", fmt.Sprintf("%.4g", r.Value)
+			if r.Right != nil {
+				v += fmt.Sprintf(" vs %.4g", r.AgainstValue)
+			}
 			if r.Failed {
 				res = "FAIL"
 			}

@@ -34,7 +34,7 @@ is the cross-fit recomputed from the records' logits and claim ids. --fail-on wo
 			}
 			gates, err := reports.ParseGates(failOn)
 			if err != nil {
-				return usageErrorf("--fail-on: %v", err)
+				return usageErrorf("%v", err)
 			}
 			var outs []metrics.Outcome
 			var temps []float64
@@ -72,7 +72,7 @@ is the cross-fit recomputed from the records' logits and claim ids. --fail-on wo
 			if err != nil {
 				return err
 			}
-			t.Summary.Gates = reports.Check(gates, &t.Summary)
+			t.Summary.Gates = reports.Check(gates, t)
 			if err := t.Write(out); err != nil {
 				return err
 			}

@@ -140,7 +140,7 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	}
 	gates, err := reports.ParseGates(r.failOn)
 	if err != nil {
-		return usageErrorf("--fail-on: %v", err)
+		return usageErrorf("%v", err)
 	}
 	o.Gates = gates
 	return nil
