@@ -333,6 +333,9 @@ func settingsDiff(a, b RunSettings) []string {
 		if k == "index" || k == "workers" || k == "batch_size" || k == "resume" {
 			continue // how the run was carried out, not what it computed
 		}
+		if k == "temperature" && a.Calibrate == "auto" && b.Calibrate == "auto" {
+			continue // fitted by each run, not set: the calibrated deltas show its effect
+		}
 		if !reflect.DeepEqual(ja[k], jb[k]) {
 			x, _ := json.Marshal(ja[k])
 			y, _ := json.Marshal(jb[k])

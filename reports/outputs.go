@@ -257,7 +257,7 @@ func Compute(in Input) (*Tables, error) {
 				switch {
 				case sl.Name == "all" && st.name == StageCalibrated:
 					t.Summary.Metrics[x.Name] = fp(x.Value)
-					if slices.Contains(metrics.BootstrapMetrics, x.Name) {
+					if metrics.HasInterval(x.Name) {
 						t.Summary.Intervals[x.Name] = nil
 						if hasCI {
 							t.Summary.Intervals[x.Name] = &[2]float64{iv.Low, iv.High}

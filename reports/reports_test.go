@@ -144,7 +144,7 @@ func TestRecordsReadByArrow(t *testing.T) {
 	assert.EqualValues(t, 2, tbl.NumRows())
 	names := columnNames(tbl)
 	assert.Equal(t, "claim_id", names[0])
-	assert.Equal(t, "run_id", names[len(names)-1])
+	assert.Equal(t, []string{"run_id", "gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank"}, names[len(names)-4:])
 	ev := tbl.Schema().Field(27)
 	assert.Equal(t, "evidence", ev.Name)
 	assert.Equal(t, arrow.LIST, ev.Type.ID(), "evidence is a standard LIST")
