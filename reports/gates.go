@@ -235,7 +235,7 @@ func parseOperand(s string, scope GateScope) (Operand, error) {
 	case isCount && scope != DiffScope:
 		return o, fmt.Errorf("%s is a count of audit diff (%s), not a metric of one run", o.Name, strings.Join(DiffCounts, ", "))
 	case isCount && o.Delta:
-		return o, fmt.Errorf("%s is already a comparison of two runs: write it without delta.", o.Name)
+		return o, fmt.Errorf("%s is already a comparison of two runs: write it without the delta prefix", o.Name)
 	case !isCount && !slices.Contains(metrics.Names, o.Name):
 		known := strings.Join(metrics.Names, ", ")
 		if scope == DiffScope {
