@@ -186,9 +186,15 @@ bench-tokenizer: $(TOKENIZERS_MOD)
 
 ## interop: read a demo run's Parquet with DuckDB (@duckdb/node-api from npm, which
 ## ships its own native binary), an independent reader, and check counts and sums
+## (outputs.parquet included); then a second demo run (abstaining below 0.6) and
+## `audit diff`'s fixed/broken counts against a DuckDB join of the two records files
 interop: demo
 	cd interop && npm install --no-audit --no-fund --loglevel=error
 	node interop/check.mjs $(DEMO_OUT)
+	$(BIN)/audit run --log-level warn --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl \
+	  --claims $(DEMO)/claims.jsonl --gold $(DEMO)/gold.jsonl --out $(DEMO_OUT)-b --abstain-below 0.6 > /dev/null
+	$(BIN)/audit diff --json $(DEMO_OUT) $(DEMO_OUT)-b > $(DEMO_OUT)-diff.json
+	node interop/paired.mjs $(DEMO_OUT)/records.parquet $(DEMO_OUT)-b/records.parquet $(DEMO_OUT)-diff.json
 
 ## Real labelled sets (SufficientFacts, Fool Me Twice, Citation-Integrity, Check-COVID) in
 ## the harness formats, one folder each under DATA. They are not part of the project (a
@@ -231,4 +237,4 @@ demo-data:
 	$(GO) run ./cmd/audit gen --out $(DEMO) --claims 600 --docs 300 --seed 2026
 
 clean:
-	rm -rf $(BIN) $(DEMO_OUT)
+	rm -rf $(BIN) $(DEMO_OUT) $(DEMO_OUT)-b $(DEMO_OUT)-diff.json

@@ -101,6 +101,13 @@ func (d decision) outcome(v verified) metrics.Outcome {
 	if d.scored {
 		out.Scored, out.Logits, out.Predicted = true, v.Verdict.Logits, d.pred
 	}
+	if len(v.GoldEvidence) > 0 {
+		ps := make([]metrics.Passage, len(v.Passages))
+		for i, p := range v.Passages {
+			ps[i] = metrics.Passage{DocID: p.DocID, SpanID: p.SpanID}
+		}
+		out.EvidenceRanks = metrics.EvidenceRanksOf(v.GoldEvidence, ps)
+	}
 	return out
 }
 
@@ -143,6 +150,14 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 			rec.Correct = ptr(out.Predicted == out.Gold)
 			rec.Tier1FA = out.Predicted == metrics.Supported && out.Gold != metrics.Supported
 			rec.Tier2FA = out.Predicted != metrics.Unsupported && out.Gold == metrics.Unsupported
+		}
+	}
+	if out.EvidenceRanks != nil {
+		rec.GoldEvidence = v.GoldEvidence
+		got, _ := out.EvidenceRetrieved()
+		rec.GoldEvidenceRetrieved = ptr(got)
+		if r := out.FirstEvidenceRank(); r > 0 {
+			rec.GoldEvidenceRank = ptr(int32(r))
 		}
 	}
 	rec.Action = action(out, rec.Confidence)

@@ -204,7 +204,9 @@ func (o *Options) defaults() {
 type inputs struct {
 	total int                     // claims
 	gold  map[string]claims.Label // from --gold
-	files []corpus.Input          // claims and gold, hashed
+	// evidence are the gold evidence ids the gold file names, by claim.
+	evidence map[string][]string
+	files    []corpus.Input // claims and gold, hashed
 }
 
 // readInputs validates the claims and gold (every defect is reported at
@@ -222,7 +224,7 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	if err := cv.Errors().Err(); err != nil {
 		return nil, err
 	}
-	in := &inputs{gold: cv.Gold()}
+	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence()}
 	in.total, _ = cv.Counts()
 	for _, f := range []struct{ role, path string }{{"claims", o.ClaimsPath}, {"gold", o.GoldPath}} {
 		if f.path == "" {

@@ -26,6 +26,8 @@ type verified struct {
 	Verdict   adjudicate.Verdict   `json:"verdict"`
 	Err       string               `json:"err,omitempty"`
 	LatencyMS float64              `json:"latency_ms"`
+	// GoldEvidence are the ids the gold file names as the claim's evidence.
+	GoldEvidence []string `json:"gold_evidence,omitempty"`
 }
 
 // spool holds the verified claims on disk between verification and the
@@ -100,7 +102,8 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	done := 0
 	err = adjudicate.Schedule(ctx, v, jobs, adjudicate.SchedulerOptions{BatchSize: o.BatchSize, Workers: o.Workers},
 		func(r adjudicate.Result[claims.Claim]) error {
-			s := verified{Claim: r.Item, Passages: r.Pair.Passages, Verdict: r.Verdict, LatencyMS: float64(r.Latency.Microseconds()) / 1000}
+			s := verified{Claim: r.Item, Passages: r.Pair.Passages, Verdict: r.Verdict, LatencyMS: float64(r.Latency.Microseconds()) / 1000,
+				GoldEvidence: in.evidence[r.Item.ID]}
 			res.Timings.VerifyBusy += reports.Seconds(r.Latency)
 			if r.Err == nil {
 				r.Err = checkProbabilities(r.Verdict.Logits)
@@ -293,7 +296,7 @@ func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, v adj
 	if err != nil {
 		return nil, err
 	}
-	t.Summary.Gates = reports.Check(o.Gates, &t.Summary)
+	t.Summary.Gates = reports.Check(o.Gates, t)
 	return t, t.Write(o.WriteDir)
 }
 

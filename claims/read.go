@@ -36,7 +36,10 @@ type Validator struct {
 	labels map[string]Label  // labels given in the claims file
 	gold   map[string]Label
 	goldAt map[string]string
-	counts struct{ claims, gold int }
+	// evidence holds the gold evidence ids (span or document ids) a gold
+	// file names, by claim id.
+	evidence map[string][]string
+	counts   struct{ claims, gold int }
 }
 
 // NewValidator returns a validator; keep says whether to hold the claims in
@@ -49,8 +52,14 @@ func NewValidator(keep bool) *Validator {
 		labels: map[string]Label{},
 		gold:   map[string]Label{},
 		goldAt: map[string]string{},
+
+		evidence: map[string][]string{},
 	}
 }
+
+// GoldEvidence returns the gold evidence ids (span or document ids) the
+// gold files name, by claim id; claims without are absent.
+func (v *Validator) GoldEvidence() map[string][]string { return v.evidence }
 
 // Errors returns the defects found so far.
 func (v *Validator) Errors() *jsonl.ErrorList { return &v.errs }
@@ -135,17 +144,26 @@ func (v *Validator) AddClaims(ctx context.Context, r io.Reader, file string) err
 	})
 }
 
-// AddGold reads a JSONL stream of {claim_id, label} (a "text" member, as
-// some datasets carry, is allowed and ignored). Every claim_id must name a
+// AddGold reads a JSONL stream of {claim_id, label} with optional
+// evidence, the ids of the spans or documents that decide the claim (a
+// "text" member, as some datasets carry, is allowed and ignored). Every claim_id must name a
 // claim read before, once; a label that contradicts the claims file's is an
 // error.
 func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error {
 	return eachRecord(ctx, r, file, &v.errs, func(rec jsonl.Record) {
 		v.counts.gold++
-		rec.AllowOnly("claim_id", "label", "text")
+		rec.AllowOnly("claim_id", "label", "text", "evidence")
 		id, idOK := rec.Str("claim_id", true, true)
 		raw, labelOK := rec.Str("label", true, true)
 		rec.Str("text", false, false)
+		ev := rec.Strings("evidence")
+		for i, e := range ev {
+			if jsonl.IsBlank(e) {
+				rec.Fail("evidence", rec.Col("evidence"), jsonl.Errorf(jsonl.ErrEmpty, "element %d: blank id", i))
+				ev = nil
+				break
+			}
+		}
 		var lbl Label
 		if labelOK {
 			if lbl, labelOK = ParseLabel(raw); !labelOK {
@@ -172,6 +190,9 @@ func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error
 			return
 		}
 		v.gold[id] = lbl
+		if len(ev) > 0 {
+			v.evidence[id] = ev
+		}
 	})
 }
 

@@ -20,11 +20,15 @@ const expectCols = {
     'abstain_reason', 'confidence', 'p_supported', 'p_unsupported', 'p_insufficient', 'raw_p_supported', 'raw_p_unsupported',
     'raw_p_insufficient', 'logit_supported', 'logit_unsupported', 'logit_insufficient', 'temperature', 'correct', 'tier1_fa',
     'tier2_fa', 'action', 'verdict', 'numeric_check', 'numeric_policy', 'evidence', 'rationale', 'error', 'latency_ms', 'verifier', 'run_id',
-    'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by'],
+    'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by',
+    'gold_evidence', 'gold_evidence_retrieved', 'gold_evidence_rank'],
   'metrics.parquet': ['run_id', 'metric', 'slice', 'stage', 'value', 'ci_low', 'ci_high'],
   'confusion.parquet': ['run_id', 'slice', 'gold_label', 'predicted_label', 'count'],
   'calibration.parquet': ['run_id', 'stage', 'scheme', 'bin', 'lo', 'hi', 'count', 'mean_confidence', 'accuracy'],
   'risk_coverage.parquet': ['run_id', 'stage', 'threshold', 'coverage', 'risk'],
+  'outputs.parquet': ['run_id', 'output_id', 'claims', 'supported', 'unsupported', 'insufficient', 'abstained', 'supported_fraction',
+    'any_unsupported', 'verdict', 'labelled', 'gold_supported', 'gold_unsupported', 'gold_insufficient', 'gold_supported_fraction',
+    'gold_any_unsupported', 'gold_verdict'],
 };
 for (const [f, cols] of Object.entries(expectCols)) {
   const got = (await q(`DESCRIBE SELECT * FROM ${file(f)}`)).map((r) => r.column_name);
@@ -44,5 +48,19 @@ const ev = await q(`SELECT count(*) AS k FROM (SELECT unnest(evidence) AS e FROM
 check('evidence unnests as a list of structs', Number(ev[0].k) > 0, `${ev[0].k} passages`);
 const bins = await q(`SELECT sum(count) AS s FROM ${file('calibration.parquet')} WHERE stage = 'calibrated' AND scheme = 'equal_width_10'`);
 check('calibration bins hold every answered labelled claim', Number(bins[0].s) === answeredLabelled);
+// outputs.parquet: one row per source_id, recomputed from records.parquet.
+const outs = await q(`SELECT count(*) AS n, sum(claims) AS c, avg(supported_fraction) AS f, avg(CASE WHEN any_unsupported THEN 1 ELSE 0 END) AS u
+  FROM ${file('outputs.parquet')}`);
+const fromRecords = await q(`SELECT count(*) AS n, sum(k) AS c, avg(s / k) AS f, avg(CASE WHEN u > 0 THEN 1 ELSE 0 END) AS u FROM (
+  SELECT source_id, count(*) AS k, count(*) FILTER (WHERE predicted_label = 'supported') AS s,
+         count(*) FILTER (WHERE predicted_label = 'unsupported') AS u
+  FROM ${file('records.parquet')} WHERE source_id <> '' GROUP BY source_id)`);
+check('outputs.parquet: one row per source_id', Number(outs[0].n) === Number(fromRecords[0].n) && Number(outs[0].n) > 0, `${outs[0].n} vs ${fromRecords[0].n}`);
+check('outputs.parquet: claims sum', Number(outs[0].c) === Number(fromRecords[0].c), `${outs[0].c} vs ${fromRecords[0].c}`);
+check('outputs.parquet: supported fraction = records', Math.abs(Number(outs[0].f) - Number(fromRecords[0].f)) < 1e-12, `${outs[0].f} vs ${fromRecords[0].f}`);
+check('output_supported_fraction = summary', Math.abs(Number(outs[0].f) - summary.metrics.output_supported_fraction) < 1e-12,
+  `${outs[0].f} vs ${summary.metrics.output_supported_fraction}`);
+check('output_any_unsupported_rate = records', Math.abs(Number(fromRecords[0].u) - summary.metrics.output_any_unsupported_rate) < 1e-12,
+  `${fromRecords[0].u} vs ${summary.metrics.output_any_unsupported_rate}`);
 console.log(failures === 0 ? 'DuckDB read every file' : `${failures} checks failed`);
 process.exit(failures === 0 ? 0 : 1);

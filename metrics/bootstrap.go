@@ -20,6 +20,13 @@ var BootstrapMetrics = []string{
 	"auc_supported", "auc_unsupported", "auc_insufficient", "binary_auc",
 }
 
+// HasInterval says whether a metric of Names is given a 95% interval (the
+// claim bootstrap, or the output bootstrap for the output headline
+// metrics).
+func HasInterval(name string) bool {
+	return slices.Contains(BootstrapMetrics, name) || slices.Contains(OutputMetrics[1:], name)
+}
+
 // aucFirst is the index in BootstrapMetrics of auc_supported: cellMetrics
 // fills the ones before it, aucCells the AUCs.
 const aucFirst = 16
@@ -146,27 +153,42 @@ func bootstrap(outs []Outcome, t float64, opts BootstrapOptions, exactAUC [3]flo
 	return out
 }
 
-func compress(outs []Outcome, t float64) []cell {
-	type key struct {
-		gold, pred Class
-		q          int32
-		correct    bool
-		scored     bool
+// cellKey is what puts an outcome in a cell.
+type cellKey struct {
+	gold, pred Class
+	q          int32
+	correct    bool
+	scored     bool
+}
+
+func cellKeyOf(o Outcome, t float64) cellKey {
+	k := cellKey{gold: o.Gold, pred: -1, q: -1}
+	if !o.Abstained {
+		k.pred = o.Predicted
+		if o.Gold != Unknown && o.Scored {
+			p := Softmax(o.Logits, t)
+			pred := Argmax(p)
+			k.q = int32(math.Round(p[pred] / confStep))
+			k.correct = pred == o.Gold
+			k.scored = true
+		}
 	}
-	idx := map[key]int{}
+	return k
+}
+
+func (c cell) key() cellKey {
+	q := int32(-1)
+	if c.scored {
+		q = int32(math.Round(c.conf / confStep))
+	}
+	return cellKey{gold: c.gold, pred: c.pred, q: q, correct: c.correct, scored: c.scored}
+}
+
+func compress(outs []Outcome, t float64) []cell {
+	idx := map[cellKey]int{}
 	var cells []cell
 	for _, o := range outs {
-		k := key{gold: o.Gold, pred: -1, q: -1}
-		if !o.Abstained {
-			k.pred = o.Predicted
-			if o.Gold != Unknown && o.Scored {
-				p := Softmax(o.Logits, t)
-				pred := Argmax(p)
-				k.q = int32(math.Round(p[pred] / confStep))
-				k.correct = pred == o.Gold
-				k.scored = true
-			}
-		}
+		k := cellKeyOf(o, t)
 		i, ok := idx[k]
 		if !ok {
 			i = len(cells)

@@ -46,6 +46,11 @@ type Outcome struct {
 	Source     string
 	Importance string
 	LatencyMS  float64 // < 0 when not measured
+	// EvidenceRanks holds, for each gold evidence id of the claim, the
+	// 1-based rank of the first retrieved passage it names (its span or
+	// document), 0 when no retrieved passage does; nil when the gold
+	// label names no evidence (EvidenceRanksOf computes it).
+	EvidenceRanks []int
 }
 
 // ErrNaN is returned for outcomes whose logits or latency are NaN or Inf.

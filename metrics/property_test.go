@@ -157,7 +157,9 @@ func TestUndefinedIsNaN(t *testing.T) {
 	v := evaluate(t, nil)
 	for _, name := range Names {
 		switch name {
-		case "n", "answered", "abstained", "pred_count_supported", "pred_count_unsupported", "pred_count_insufficient", "temperature":
+		case "n", "answered", "abstained", "pred_count_supported", "pred_count_unsupported", "pred_count_insufficient", "temperature",
+			"quality_gates_pass", "critical_unsupported", "contradictions", "supported_n_at_p80", "unsupported_n_at_p80",
+			"degenerate_supported", "degenerate_refuted", "outputs", "retrieval_claims":
 			assert.False(t, math.IsNaN(v[name]), name)
 		default:
 			assert.True(t, math.IsNaN(v[name]), "%s = %v with no outcomes", name, v[name])
@@ -216,6 +218,8 @@ func TestEveryMetricDefinedOnRichData(t *testing.T) {
 	outs := synthetic(600, 1.5, 1)
 	for i := range outs {
 		outs[i].Importance = []string{"critical", "material", "minor"}[i%3]
+		outs[i].Source = fmt.Sprintf("out%d", i/4)
+		outs[i].EvidenceRanks = [][]int{{1}, {0}, {3, 0}, {6}}[i%4]
 	}
 	v := evaluate(t, outs)
 	for _, name := range Names {

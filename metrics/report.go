@@ -2,7 +2,9 @@ package metrics
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -14,8 +16,12 @@ type Metric struct {
 	Value float64
 }
 
-// Names is every metric in DESIGN.md's order; `--fail-on` accepts these.
-var Names = []string{
+// Names is every metric: the claim metrics in DESIGN.md's order, then
+// CheckMetrics, OutputMetrics and RetrievalMetrics. `--fail-on` accepts
+// these.
+var Names = slices.Concat(claimNames, CheckMetrics, OutputMetrics, RetrievalMetrics)
+
+var claimNames = []string{
 	"n", "answered", "abstained", "coverage", "abstain_rate",
 	"pred_count_supported", "pred_count_unsupported", "pred_count_insufficient",
 	"pred_rate_supported", "pred_rate_unsupported", "pred_rate_insufficient", "mean_confidence",
@@ -65,6 +71,11 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 	v := pointValues(outs, t, c)
 	ci := bootstrap(outs, t, opts, [3]float64{v["auc_supported"], v["auc_unsupported"], v["auc_insufficient"]})
 	v["degenerate_verifier"] = degenerate(c, v["accuracy"], ci["majority_accuracy"].High)
+	maps.Copy(v, checkValues(outs, t))
+	maps.Copy(v, retrievalValues(outs))
+	ov, oci := evaluateOutputs(outs, t, opts)
+	maps.Copy(v, ov)
+	maps.Copy(ci, oci)
 	if len(v) != len(Names) {
 		panic(fmt.Sprintf("metrics: %d values for %d names", len(v), len(Names)))
 	}
@@ -187,6 +198,30 @@ func Undefined(name string, c Counts) string {
 		return ""
 	}
 	switch name {
+	case "quality_gates_pass", "critical_unsupported", "contradictions", "supported_n_at_p80", "unsupported_n_at_p80",
+		"degenerate_supported", "degenerate_refuted", "outputs", "retrieval_claims":
+		return ""
+	case "calibration_pass":
+		if r := noGold(); r != "" {
+			return r + " (the bounds need the 10-bin ECE)"
+		}
+		return ""
+	case "supported_accuracy_at_p80", "unsupported_accuracy_at_p80":
+		if r := noGold(); r != "" {
+			return r
+		}
+		return "no answered labelled claim was predicted " + strings.TrimSuffix(name, "_accuracy_at_p80") + " with probability >= 0.8"
+	case "output_supported_fraction", "output_any_unsupported_rate", "output_pass_rate":
+		return "no claim has a source_id (the model output it came from)"
+	case "gold_output_supported_fraction", "gold_output_any_unsupported_rate":
+		return "no output has a claim with a gold label (or no claim has a source_id)"
+	case "gold_output_pass_rate":
+		return "no output has a gold label for every claim (or no claim has a source_id)"
+	case "retrieval_recall_at_1", "retrieval_recall_at_5", "retrieval_recall", "retrieval_mrr", "retrieval_hit_rate",
+		"errors_evidence_missed", "errors_evidence_retrieved":
+		return "no gold label names evidence (the gold file's evidence ids)"
+	case "error_share_evidence_missed":
+		return "no answered labelled claim with gold evidence is wrong (or no gold label names evidence)"
 	case "coverage", "abstain_rate", "pass_rate":
 		if c.N == 0 {
 			return "there are no claims"

@@ -54,6 +54,30 @@ type RiskCoverageRow struct {
 	Risk      float64 `parquet:"risk"`
 }
 
+// OutputRow is one model output of outputs.parquet: its claims (those
+// with its id as source_id) by predicted label, FActScore's supported
+// fraction, whether any claim was predicted unsupported and seed 002's
+// verdict on the output; then the same from gold labels.
+type OutputRow struct {
+	RunID                 string   `parquet:"run_id,dict"`
+	OutputID              string   `parquet:"output_id"`
+	Claims                int64    `parquet:"claims"`
+	Supported             int64    `parquet:"supported"`
+	Unsupported           int64    `parquet:"unsupported"`
+	Insufficient          int64    `parquet:"insufficient"`
+	Abstained             int64    `parquet:"abstained"`
+	SupportedFraction     float64  `parquet:"supported_fraction"`
+	AnyUnsupported        bool     `parquet:"any_unsupported"`
+	Verdict               string   `parquet:"verdict,dict"`
+	Labelled              int64    `parquet:"labelled"`
+	GoldSupported         int64    `parquet:"gold_supported"`
+	GoldUnsupported       int64    `parquet:"gold_unsupported"`
+	GoldInsufficient      int64    `parquet:"gold_insufficient"`
+	GoldSupportedFraction *float64 `parquet:"gold_supported_fraction,optional"`
+	GoldAnyUnsupported    *bool    `parquet:"gold_any_unsupported,optional"`
+	GoldVerdict           *string  `parquet:"gold_verdict,optional,dict"`
+}
+
 // Stages of every metric: raw (T = 1) and calibrated (the applied T; equal
 // to raw when no temperature was applied).
 const (
@@ -191,7 +215,8 @@ func Compute(in Input) (*Tables, error) {
 			MinLabelled: cf.Min, Folds: cf.K, Seed: cf.Seed, FoldTemperatures: cf.Folds, FullAtBound: cf.FullAtBound},
 		Metrics: map[string]*float64{}, Intervals: map[string]*[2]float64{},
 		RawMetrics: map[string]*float64{}, Undefined: map[string]string{}, Confusion: map[string]map[string]int{},
-		Verdicts: map[string]int{}, Slices: map[string]map[string]*float64{}, Warnings: []string{}}}
+		Verdicts: map[string]int{}, Slices: map[string]map[string]*float64{}, Warnings: []string{}},
+		undefined: map[string]string{}}
 	if cf.Fitted {
 		t.Summary.Calibration.FullTemperature = fp(cf.Full)
 	}
@@ -220,6 +245,9 @@ func Compute(in Input) (*Tables, error) {
 				overall = e
 			}
 			for _, x := range e.Metrics {
+				if math.IsNaN(x.Value) && st.name == StageCalibrated {
+					t.undefined[sl.Name+"\x00"+x.Name] = metrics.Undefined(x.Name, e.Counts)
+				}
 				row := MetricRow{RunID: in.RunID, Metric: x.Name, Slice: sl.Name, Stage: st.name, Value: fp(x.Value)}
 				iv, hasCI := e.Intervals[x.Name]
 				if hasCI {
@@ -229,7 +257,7 @@ func Compute(in Input) (*Tables, error) {
 				switch {
 				case sl.Name == "all" && st.name == StageCalibrated:
 					t.Summary.Metrics[x.Name] = fp(x.Value)
-					if slices.Contains(metrics.BootstrapMetrics, x.Name) {
+					if metrics.HasInterval(x.Name) {
 						t.Summary.Intervals[x.Name] = nil
 						if hasCI {
 							t.Summary.Intervals[x.Name] = &[2]float64{iv.Low, iv.High}
@@ -282,6 +310,21 @@ func Compute(in Input) (*Tables, error) {
 	}
 	for _, o := range scaled {
 		t.Summary.Verdicts[metrics.VerdictOf(o, 1)]++
+	}
+	t.Outputs = []OutputRow{}
+	for _, s := range metrics.Outputs(scaled, 1) {
+		r := OutputRow{RunID: in.RunID, OutputID: s.OutputID, Claims: int64(s.Claims), Supported: int64(s.Predicted[metrics.Supported]),
+			Unsupported: int64(s.Predicted[metrics.Unsupported]), Insufficient: int64(s.Predicted[metrics.Insufficient]),
+			Abstained: int64(s.Abstained), SupportedFraction: s.SupportedFraction, AnyUnsupported: s.AnyUnsupported, Verdict: s.Verdict,
+			Labelled: int64(s.Labelled), GoldSupported: int64(s.Gold[metrics.Supported]), GoldUnsupported: int64(s.Gold[metrics.Unsupported]),
+			GoldInsufficient: int64(s.Gold[metrics.Insufficient]), GoldSupportedFraction: fp(s.GoldSupportedFraction)}
+		if s.Labelled > 0 {
+			r.GoldAnyUnsupported = &s.GoldAnyUnsupported
+		}
+		if s.GoldVerdict != "" {
+			r.GoldVerdict = &s.GoldVerdict
+		}
+		t.Outputs = append(t.Outputs, r)
 	}
 	g := metrics.QualityGates(scaled, 1)
 	t.Summary.QualityGates = QualityGatesSummary{EvidenceCoverage: fp(g.EvidenceCoverage), UnsupportedRate: fp(g.UnsupportedRate),
@@ -361,17 +404,19 @@ type Tables struct {
 	Confusion    []ConfusionRow
 	Calibration  []CalibrationRow
 	RiskCoverage []RiskCoverageRow
+	Outputs      []OutputRow                 // one per model output (source_id), by output id
 	Reliability  []metrics.CalibrationReport // raw, calibrated
 
 	outcomes    []metrics.Outcome // raw
 	scaled      []metrics.Outcome // calibrated: logits ÷ each claim's T
+	undefined   map[string]string // slice, NUL, metric → why it is undefined (calibrated stage)
 	temperature float64
 	manifest    Manifest
 	meta        Meta
 }
 
 // Files written by Write (records.parquet is written by the pipeline).
-var Files = []string{"metrics.parquet", "confusion.parquet", "calibration.parquet", "risk_coverage.parquet",
+var Files = []string{"metrics.parquet", "confusion.parquet", "calibration.parquet", "risk_coverage.parquet", "outputs.parquet",
 	"reliability.png", "confidence.png", "risk_coverage.png", "confusion.png", "summary.json", "manifest.json"}
 
 // Write writes every report file into dir, each atomically.
@@ -386,6 +431,9 @@ func (t *Tables) Write(dir string) error {
 		return err
 	}
 	if err := writeRows(filepath.Join(dir, "risk_coverage.parquet"), t.meta, t.RiskCoverage); err != nil {
+		return err
+	}
+	if err := writeRows(filepath.Join(dir, "outputs.parquet"), t.meta, t.Outputs); err != nil {
 		return err
 	}
 	if err := t.plots(dir); err != nil {

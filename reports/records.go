@@ -74,6 +74,14 @@ type Record struct {
 	// set predicted_label. Both null when abstained.
 	VerifierLabel *string `parquet:"verifier_label,optional,dict"`
 	DecidedBy     *string `parquet:"decided_by,optional,dict"`
+
+	// Gold evidence (docs/format/claims.md): the ids the gold file names,
+	// whether a retrieved passage is one of them (its span or document),
+	// and the rank of the first that is; null when the gold file names
+	// none (and the rank when none was retrieved).
+	GoldEvidence          []string `parquet:"gold_evidence,list"`
+	GoldEvidenceRetrieved *bool    `parquet:"gold_evidence_retrieved,optional"`
+	GoldEvidenceRank      *int32   `parquet:"gold_evidence_rank,optional"`
 }
 
 // RowGroupRows bounds a row group, so readers stream large files.
@@ -239,6 +247,16 @@ func OutcomeOf(r Record) metrics.Outcome {
 	}
 	if r.PredictedLabel != nil {
 		o.Predicted = classNamed(*r.PredictedLabel)
+	}
+	if len(r.GoldEvidence) > 0 {
+		ps := make([]metrics.Passage, len(r.Evidence))
+		for i, e := range r.Evidence {
+			ps[i] = metrics.Passage{DocID: e.DocID}
+			if e.SpanID != nil {
+				ps[i].SpanID = *e.SpanID
+			}
+		}
+		o.EvidenceRanks = metrics.EvidenceRanksOf(r.GoldEvidence, ps)
 	}
 	if r.LogitSupported != nil && r.LogitUnsupp != nil && r.LogitInsuff != nil {
 		o.Scored = true

@@ -112,11 +112,17 @@ func PrintTables(w io.Writer, s *Summary) error {
 			return err
 		}
 	}
+	if err := printOutputsAndRetrieval(w, s); err != nil {
+		return err
+	}
 	if len(s.Gates) > 0 {
 		g := newTable(w)
 		g.Header("gate", "value", "result")
 		for _, r := range s.Gates {
 			res, v := "pass", fmt.Sprintf("%.4g", r.Value)
+			if r.Right != nil {
+				v += fmt.Sprintf(" vs %.4g", r.AgainstValue)
+			}
 			if r.Failed {
 				res = "FAIL"
 			}
@@ -130,6 +136,44 @@ func PrintTables(w io.Writer, s *Summary) error {
 		}
 	}
 	return PrintWarnings(w, s)
+}
+
+// printOutputsAndRetrieval writes the per-output headline (when claims
+// name their model output) and retrieval against gold evidence (when the
+// gold file names it).
+func printOutputsAndRetrieval(w io.Writer, s *Summary) error {
+	iv := func(name string) string {
+		if ci := s.Intervals[name]; ci != nil {
+			return fmt.Sprintf("[%.3f, %.3f]", ci[0], ci[1])
+		}
+		return ""
+	}
+	if deref(s.Metrics["outputs"]) > 0 {
+		t := newTable(w)
+		t.Header(fmt.Sprintf("over %.0f model outputs", deref(s.Metrics["outputs"])), "value", "95% interval", "from gold")
+		for _, r := range [][2]string{{"mean supported fraction", "output_supported_fraction"},
+			{"share with an unsupported claim", "output_any_unsupported_rate"}, {"share passing the quality gates", "output_pass_rate"}} {
+			t.Append(r[0], num(s.Metrics[r[1]]), iv(r[1]), num(s.Metrics["gold_"+r[1]]))
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	if deref(s.Metrics["retrieval_claims"]) > 0 {
+		t := newTable(w)
+		t.Header(fmt.Sprintf("retrieval (%.0f claims with gold evidence)", deref(s.Metrics["retrieval_claims"])), "value")
+		for _, r := range [][2]string{{"recall@1", "retrieval_recall_at_1"}, {"recall@5", "retrieval_recall_at_5"},
+			{"recall (all retrieved)", "retrieval_recall"}, {"MRR", "retrieval_mrr"},
+			{"errors: evidence not retrieved", "errors_evidence_missed"}, {"errors: retrieved but misjudged", "errors_evidence_retrieved"}} {
+			v := num(s.Metrics[r[1]])
+			if strings.HasPrefix(r[1], "errors_") && s.Metrics[r[1]] != nil {
+				v = fmt.Sprintf("%.0f", *s.Metrics[r[1]])
+			}
+			t.Append(r[0], v)
+		}
+		return t.Render()
+	}
+	return nil
 }
 
 // PrintWarnings writes each of the summary's warnings on a line of its own.

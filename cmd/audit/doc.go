@@ -13,7 +13,7 @@
 //	audit train    (--corpus F [--spans F] --claims F [--gold F] | --set DIR ...) --out weights.json [--leave-one-out]
 //	audit report   --records F [--records F ...] --out DIR [--fail-on EXPR]
 //	audit calibrate --records F --out DIR [--sweep]
-//	audit diff     DIR_A DIR_B
+//	audit diff     A B [--fail-on EXPR] [--json]   (A, B: output folders or records files)
 //	audit gen      --out DIR --claims N [--docs M] [--seed S]
 //
 // Results go to stdout; logs (log/slog) and progress to stderr. Exit codes:

@@ -63,7 +63,7 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	}
 	gates, err := reports.ParseGates(c.failOn)
 	if err != nil {
-		return usageErrorf("--fail-on: %v", err)
+		return usageErrorf("%v", err)
 	}
 	for _, f := range files {
 		if err := checkReadable(filepath.Dir(f)); err != nil {
@@ -92,7 +92,7 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	t.Summary.Gates = reports.Check(gates, &t.Summary)
+	t.Summary.Gates = reports.Check(gates, t)
 	if err := t.Write(dir.Stage()); err != nil {
 		return err
 	}

@@ -184,7 +184,7 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	o.NumericEffect = effect
 	gates, err := reports.ParseGates(r.failOn)
 	if err != nil {
-		return usageErrorf("--fail-on: %v", err)
+		return usageErrorf("%v", err)
 	}
 	o.Gates = gates
 	return nil

@@ -1,0 +1,268 @@
+package metrics
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+)
+
+// Per-output verdicts: seed 002's quality gates applied to one output's
+// claims (evidence coverage >= 0.85, unsupported rate <= 0.05, no critical
+// claim not found, no contradiction) pass, or the output needs revising.
+const (
+	OutputPass   = "pass"
+	OutputRevise = "revise"
+)
+
+// OutputScore is one model output's claims, judged: the row of
+// outputs.parquet. An output is the claims sharing a source id (the id of
+// the model output `audit extract` read them from); claims without one
+// belong to no output.
+type OutputScore struct {
+	OutputID string
+	Claims   int
+	// Predicted counts answered claims by predicted label; Abstained the
+	// rest.
+	Predicted [3]int
+	Abstained int
+	// SupportedFraction is FActScore's precision: claims predicted
+	// supported ÷ claims (an abstention is not supported).
+	SupportedFraction float64
+	AnyUnsupported    bool   // some claim was predicted unsupported
+	Verdict           string // OutputPass or OutputRevise
+	// Gold: the same from gold labels, over the labelled claims; Labelled
+	// is how many there are. GoldSupportedFraction is NaN and GoldVerdict
+	// "" when none is labelled; GoldVerdict is also "" unless every claim
+	// is (a gate needs every claim).
+	Labelled              int
+	Gold                  [3]int
+	GoldSupportedFraction float64
+	GoldAnyUnsupported    bool
+	GoldVerdict           string
+}
+
+// goldVerdict is seed 002's verdict a claim's gold label implies:
+// supported → supported, unsupported → contradicted, insufficient → not
+// found.
+func goldVerdict(g Class) string {
+	switch g {
+	case Supported:
+		return VerdictSupported
+	case Unsupported:
+		return VerdictContradicted
+	}
+	return VerdictNotFound
+}
+
+// gatesPass applies seed 002's quality gates to verdicts of claims with
+// their importance.
+func gatesPass(verdicts []string, importance []string) bool {
+	material, covered, notFound := 0, 0, 0
+	for i, v := range verdicts {
+		if v == VerdictContradicted {
+			return false
+		}
+		if importance[i] == "critical" && v == VerdictNotFound {
+			return false
+		}
+		if importance[i] == "minor" {
+			continue
+		}
+		material++
+		switch v {
+		case VerdictSupported, VerdictWeak:
+			covered++
+		case VerdictNotFound:
+			notFound++
+		}
+	}
+	return material == 0 || ratio(covered, material) >= 0.85 && ratio(notFound, material) <= 0.05
+}
+
+// Outputs scores every output (claims with a non-empty Source, grouped by
+// it) at temperature t, sorted by output id.
+func Outputs(outs []Outcome, t float64) []OutputScore {
+	groups := map[string][]int{}
+	for i, o := range outs {
+		if o.Source != "" {
+			groups[o.Source] = append(groups[o.Source], i)
+		}
+	}
+	ids := make([]string, 0, len(groups))
+	for id := range groups {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	scores := make([]OutputScore, len(ids))
+	for j, id := range ids {
+		s := OutputScore{OutputID: id, Claims: len(groups[id])}
+		var verdicts, gverdicts, imp []string
+		for _, i := range groups[id] {
+			o := outs[i]
+			if o.Abstained {
+				s.Abstained++
+			} else {
+				s.Predicted[o.Predicted]++
+			}
+			verdicts = append(verdicts, VerdictOf(o, t))
+			imp = append(imp, o.Importance)
+			if o.Gold != Unknown {
+				s.Labelled++
+				s.Gold[o.Gold]++
+				gverdicts = append(gverdicts, goldVerdict(o.Gold))
+			}
+		}
+		s.SupportedFraction = ratio(s.Predicted[Supported], s.Claims)
+		s.AnyUnsupported = s.Predicted[Unsupported] > 0
+		s.Verdict = OutputRevise
+		if gatesPass(verdicts, imp) {
+			s.Verdict = OutputPass
+		}
+		s.GoldSupportedFraction = ratio(s.Gold[Supported], s.Labelled)
+		s.GoldAnyUnsupported = s.Gold[Unsupported] > 0
+		if s.Labelled == s.Claims {
+			s.GoldVerdict = OutputRevise
+			if gatesPass(gverdicts, imp) {
+				s.GoldVerdict = OutputPass
+			}
+		}
+		scores[j] = s
+	}
+	return scores
+}
+
+// OutputMetrics are the headline numbers over outputs, in Names. The first
+// four are predicted, the rest from gold labels (over outputs with at
+// least one labelled claim).
+var OutputMetrics = []string{"outputs", "output_supported_fraction", "output_any_unsupported_rate", "output_pass_rate",
+	"gold_output_supported_fraction", "gold_output_any_unsupported_rate", "gold_output_pass_rate"}
+
+// outputCell groups outputs with equal contributions to every headline
+// metric, so a resample is a multinomial draw of cell counts (exact: no
+// rounding).
+type outputCell struct {
+	supported, claims, goldSupported, labelled int
+	any, pass, goldAny                         bool
+	goldPass                                   int8 // -1: no gold verdict
+	n                                          int
+}
+
+func outputCells(scores []OutputScore) []outputCell {
+	idx := map[outputCell]int{}
+	var cells []outputCell
+	for _, s := range scores {
+		k := outputCell{supported: s.Predicted[Supported], claims: s.Claims, goldSupported: s.Gold[Supported], labelled: s.Labelled,
+			any: s.AnyUnsupported, pass: s.Verdict == OutputPass, goldAny: s.GoldAnyUnsupported && s.Labelled > 0, goldPass: -1}
+		switch s.GoldVerdict {
+		case OutputPass:
+			k.goldPass = 1
+		case OutputRevise:
+			k.goldPass = 0
+		}
+		i, ok := idx[k]
+		if !ok {
+			i = len(cells)
+			idx[k] = i
+			cells = append(cells, k)
+		}
+		cells[i].n++
+	}
+	slices.SortFunc(cells, func(a, b outputCell) int {
+		for _, d := range []int{a.claims - b.claims, a.supported - b.supported, a.labelled - b.labelled, a.goldSupported - b.goldSupported,
+			b2i(a.any) - b2i(b.any), b2i(a.pass) - b2i(b.pass), b2i(a.goldAny) - b2i(b.goldAny), int(a.goldPass) - int(b.goldPass)} {
+			if d != 0 {
+				return d
+			}
+		}
+		return 0
+	})
+	return cells
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// outputValues are OutputMetrics from cells weighted by counts.
+func outputValues(cells []outputCell, counts []int) []float64 {
+	var n, any, pass, gn, gany, gpassN, gpass int
+	var frac, gfrac float64
+	for i, c := range cells {
+		k := counts[i]
+		if k == 0 {
+			continue
+		}
+		n += k
+		frac += float64(k) * float64(c.supported) / float64(c.claims)
+		any += k * b2i(c.any)
+		pass += k * b2i(c.pass)
+		if c.labelled > 0 {
+			gn += k
+			gfrac += float64(k) * float64(c.goldSupported) / float64(c.labelled)
+			gany += k * b2i(c.goldAny)
+		}
+		if c.goldPass >= 0 {
+			gpassN += k
+			gpass += k * int(c.goldPass)
+		}
+	}
+	mean := func(sum float64, d int) float64 {
+		if d == 0 {
+			return math.NaN()
+		}
+		return sum / float64(d)
+	}
+	return []float64{float64(n), mean(frac, n), ratio(any, n), ratio(pass, n), mean(gfrac, gn), ratio(gany, gn), ratio(gpass, gpassN)}
+}
+
+// evaluateOutputs is OutputMetrics with percentile bootstrap intervals that
+// resample outputs (clusters of claims), not claims.
+func evaluateOutputs(outs []Outcome, t float64, opts BootstrapOptions) (map[string]float64, map[string]Interval) {
+	scores := Outputs(outs, t)
+	cells := outputCells(scores)
+	full := make([]int, len(cells))
+	for i, c := range cells {
+		full[i] = c.n
+	}
+	point := outputValues(cells, full)
+	v := map[string]float64{}
+	for i, name := range OutputMetrics {
+		v[name] = point[i]
+	}
+	ci := map[string]Interval{}
+	if len(scores) == 0 {
+		return v, ci
+	}
+	if opts.Resamples <= 0 {
+		opts.Resamples = 1000
+	}
+	if opts.Level == 0 {
+		opts.Level = 0.95
+	}
+	values := make([][]float64, len(OutputMetrics))
+	counts := make([]int, len(cells))
+	for b := 0; b < opts.Resamples; b++ {
+		// A stream of its own, apart from the claim-level resamples.
+		src := rand.NewPCG(opts.Seed, uint64(b)|1<<44)
+		multinomial(len(cells), func(i int) int { return cells[i].n }, len(scores), src, counts)
+		for i, x := range outputValues(cells, counts) {
+			values[i] = append(values[i], x)
+		}
+	}
+	alpha := (1 - opts.Level) / 2
+	for i, name := range OutputMetrics[1:] {
+		if math.IsNaN(point[i+1]) {
+			continue
+		}
+		x := slices.DeleteFunc(values[i+1], math.IsNaN)
+		sort.Float64s(x)
+		if len(x) > 0 {
+			ci[name] = Interval{Low: percentileSorted(x, alpha), High: percentileSorted(x, 1-alpha)}
+		}
+	}
+	return v, ci
+}

@@ -1,0 +1,400 @@
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/claimaudit/claimaudit/metrics"
+)
+
+// Run is one side of a comparison: its records and, when found, its
+// manifest.
+type Run struct {
+	Path     string // what the user named: a folder or a records file
+	Records  []Record
+	Manifest *Manifest // nil when there is no manifest.json beside the records
+}
+
+// LoadRun reads a run from an output folder (records.parquet and
+// manifest.json in it; for a folder `audit report` wrote, the records
+// files its manifest names) or a records file (manifest.json beside it, if
+// any).
+func LoadRun(path string) (*Run, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	dir, files := filepath.Dir(path), []string{path}
+	if st.IsDir() {
+		dir, files = path, []string{filepath.Join(path, "records.parquet")}
+	}
+	r := &Run{Path: path}
+	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
+		var m Manifest
+		if json.Unmarshal(b, &m) == nil {
+			r.Manifest = &m
+		}
+	}
+	if _, err := os.Stat(files[0]); err != nil && st.IsDir() && r.Manifest != nil && len(r.Manifest.Records) > 0 {
+		files = r.Manifest.Records
+	}
+	for _, f := range files {
+		rs, err := ReadParquet[Record](f)
+		if err != nil {
+			return nil, err
+		}
+		r.Records = append(r.Records, rs...)
+	}
+	return r, nil
+}
+
+// ErrNoSharedClaims: two runs with no claim in common cannot be compared.
+var ErrNoSharedClaims = errors.New("the runs share no claims")
+
+// DiffCountsRow are the paired counts of one slice: claims with a gold
+// label in both runs, by whether each run got them right (answered with
+// the gold label; an abstention is not right).
+type DiffCountsRow struct {
+	Slice            string   `json:"slice"`
+	Shared           int      `json:"shared"`   // claims in both runs
+	Labelled         int      `json:"labelled"` // of which gold-labelled (B's gold)
+	Fixed            int      `json:"fixed"`    // wrong in A, right in B
+	Broken           int      `json:"broken"`   // right in A, wrong in B
+	UnchangedCorrect int      `json:"unchanged_correct"`
+	UnchangedWrong   int      `json:"unchanged_wrong"`
+	McNemarP         *float64 `json:"mcnemar_p"` // exact, two-sided, fixed against broken
+}
+
+// DeltaRow is one metric of one slice in both runs (over the shared
+// claims), B − A and its paired bootstrap interval (null where the metric
+// has none or is undefined).
+type DeltaRow struct {
+	Metric  string   `json:"metric"`
+	Slice   string   `json:"slice"`
+	A       *float64 `json:"a"`
+	B       *float64 `json:"b"`
+	Delta   *float64 `json:"delta"`
+	DeltaLo *float64 `json:"delta_lo"`
+	DeltaHi *float64 `json:"delta_hi"`
+}
+
+// Transition counts shared claims whose decision went From → To
+// (a label, or "abstained").
+type Transition struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Count int    `json:"count"`
+}
+
+// Comparison is `audit diff A B`: runs paired by claim id.
+type Comparison struct {
+	A           string          `json:"a"`
+	B           string          `json:"b"`
+	RunA        string          `json:"run_a"`
+	RunB        string          `json:"run_b"`
+	Stage       string          `json:"stage"`
+	OnlyA       int             `json:"only_in_a"`
+	OnlyB       int             `json:"only_in_b"`
+	Counts      []DiffCountsRow `json:"counts"` // slice all first
+	Transitions []Transition    `json:"transitions"`
+	Deltas      []DeltaRow      `json:"deltas"`
+	Warnings    []string        `json:"warnings"`
+	Gates       []GateResult    `json:"gates,omitempty"`
+}
+
+// CompareOptions tune Compare.
+type CompareOptions struct {
+	Stage     string // StageCalibrated (default) or StageRaw
+	Seed      uint64 // paired bootstrap
+	Resamples int    // default 1000
+}
+
+// Compare pairs two runs' records by claim id (in A's order) and computes
+// the paired counts, McNemar's test, label transitions and per-slice
+// metric deltas with paired bootstrap intervals; Warnings name what
+// differs between the runs' inputs, verifier and settings.
+func Compare(a, b *Run, opts CompareOptions) (*Comparison, error) {
+	if opts.Stage == "" {
+		opts.Stage = StageCalibrated
+	}
+	byID := make(map[string]int, len(b.Records))
+	for i, r := range b.Records {
+		byID[r.ClaimID] = i
+	}
+	var ra, rb []Record
+	inA := make(map[string]bool, len(a.Records))
+	for _, r := range a.Records {
+		inA[r.ClaimID] = true
+		if j, ok := byID[r.ClaimID]; ok {
+			ra, rb = append(ra, r), append(rb, b.Records[j])
+		}
+	}
+	c := &Comparison{A: a.Path, B: b.Path, Stage: opts.Stage, OnlyA: len(a.Records) - len(ra), OnlyB: len(b.Records) - len(rb),
+		Transitions: []Transition{}, Warnings: []string{}}
+	if len(ra) == 0 {
+		return nil, fmt.Errorf("%w: %s has %d claims, %s has %d, none with the same claim_id", ErrNoSharedClaims, a.Path, len(a.Records), b.Path, len(b.Records))
+	}
+	c.RunA, c.RunB = ra[0].RunID, rb[0].RunID
+	c.Warnings = differences(a, b, ra, rb)
+	if c.OnlyA > 0 || c.OnlyB > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the runs share %d claims: %d only in A and %d only in B are left out", len(ra), c.OnlyA, c.OnlyB))
+	}
+
+	oa, ob := make([]metrics.Outcome, len(ra)), make([]metrics.Outcome, len(rb))
+	ta, tb := make([]float64, len(ra)), make([]float64, len(rb))
+	for i := range ra {
+		oa[i], ob[i] = OutcomeOf(ra[i]), OutcomeOf(rb[i])
+		// Slices and gold are the claim's: B's, in both, so a slice holds
+		// the same claims on either side.
+		oa[i].Gold, oa[i].Type, oa[i].Source, oa[i].Importance = ob[i].Gold, ob[i].Type, ob[i].Source, ob[i].Importance
+		ta[i], tb[i] = ra[i].Temperature, rb[i].Temperature
+	}
+	if opts.Stage == StageCalibrated {
+		oa, ob = metrics.Scaled(oa, ta), metrics.Scaled(ob, tb)
+	}
+
+	trans := map[[2]string]int{}
+	for i := range oa {
+		trans[[2]string{decisionName(oa[i]), decisionName(ob[i])}]++
+	}
+	for k, n := range trans {
+		c.Transitions = append(c.Transitions, Transition{From: k[0], To: k[1], Count: n})
+	}
+	sort.Slice(c.Transitions, func(i, j int) bool {
+		x, y := c.Transitions[i], c.Transitions[j]
+		if x.Count != y.Count {
+			return x.Count > y.Count
+		}
+		return x.From+"→"+x.To < y.From+"→"+y.To
+	})
+
+	bo := metrics.BootstrapOptions{Resamples: opts.Resamples, Seed: opts.Seed}
+	for _, sl := range metrics.Slices(ob) {
+		pa, pb := sl.Pick(oa), sl.Pick(ob)
+		c.Counts = append(c.Counts, pairedCounts(sl.Name, pa, pb))
+		ea, err := metrics.Evaluate(pa, 1, metrics.BootstrapOptions{Resamples: 1, Seed: opts.Seed})
+		if err != nil {
+			return nil, err
+		}
+		eb, err := metrics.Evaluate(pb, 1, metrics.BootstrapOptions{Resamples: 1, Seed: opts.Seed})
+		if err != nil {
+			return nil, err
+		}
+		ci, err := metrics.PairedBootstrap(pa, pb, 1, bo)
+		if err != nil {
+			return nil, err
+		}
+		for i, m := range ea.Metrics {
+			va, vb := m.Value, eb.Metrics[i].Value
+			row := DeltaRow{Metric: m.Name, Slice: sl.Name, A: fp(va), B: fp(vb), Delta: fp(vb - va)}
+			if iv, ok := ci[m.Name]; ok && row.Delta != nil {
+				row.DeltaLo, row.DeltaHi = fp(iv.Low), fp(iv.High)
+			}
+			c.Deltas = append(c.Deltas, row)
+		}
+	}
+	return c, nil
+}
+
+func decisionName(o metrics.Outcome) string {
+	if o.Abstained {
+		return "abstained"
+	}
+	return o.Predicted.String()
+}
+
+func pairedCounts(slice string, a, b []metrics.Outcome) DiffCountsRow {
+	r := DiffCountsRow{Slice: slice, Shared: len(a)}
+	right := func(o metrics.Outcome) bool { return !o.Abstained && o.Predicted == o.Gold }
+	for i := range a {
+		if b[i].Gold == metrics.Unknown {
+			continue
+		}
+		r.Labelled++
+		switch x, y := right(a[i]), right(b[i]); {
+		case x && y:
+			r.UnchangedCorrect++
+		case !x && !y:
+			r.UnchangedWrong++
+		case y:
+			r.Fixed++
+		default:
+			r.Broken++
+		}
+	}
+	if r.Labelled > 0 {
+		r.McNemarP = fp(metrics.McNemar(r.Fixed, r.Broken))
+	}
+	return r
+}
+
+// differences names what differs between two runs that should be
+// comparable: inputs (by hash), verifier, settings, gold labels.
+func differences(a, b *Run, ra, rb []Record) []string {
+	var w []string
+	ma, mb := a.Manifest, b.Manifest
+	if ma == nil || mb == nil {
+		var missing []string
+		for _, r := range []*Run{a, b} {
+			if r.Manifest == nil {
+				missing = append(missing, r.Path)
+			}
+		}
+		w = append(w, "no manifest.json for "+strings.Join(missing, " and ")+": inputs and settings cannot be compared")
+	} else {
+		hashes := func(m *Manifest) map[string]string {
+			h := map[string]string{}
+			for _, f := range m.Inputs {
+				h[f.Role] = f.SHA256
+			}
+			return h
+		}
+		ha, hb := hashes(ma), hashes(mb)
+		roles := map[string]bool{}
+		for r := range ha {
+			roles[r] = true
+		}
+		for r := range hb {
+			roles[r] = true
+		}
+		var rs []string
+		for r := range roles {
+			rs = append(rs, r)
+		}
+		sort.Strings(rs)
+		for _, r := range rs {
+			switch x, y := ha[r], hb[r]; {
+			case x == "":
+				w = append(w, fmt.Sprintf("input %s: only B has one (sha256 %s)", r, short(y)))
+			case y == "":
+				w = append(w, fmt.Sprintf("input %s: only A has one (sha256 %s)", r, short(x)))
+			case x != y:
+				w = append(w, fmt.Sprintf("input %s differs: sha256 %s in A, %s in B", r, short(x), short(y)))
+			}
+		}
+		switch {
+		case ma.Verifier == nil || mb.Verifier == nil:
+		case ma.Verifier.Name != mb.Verifier.Name:
+			w = append(w, fmt.Sprintf("verifier differs: %s in A, %s in B", ma.Verifier.Name, mb.Verifier.Name))
+		case ma.Verifier.Version != mb.Verifier.Version:
+			w = append(w, fmt.Sprintf("verifier version (model or weights) differs: %s in A, %s in B", ma.Verifier.Version, mb.Verifier.Version))
+		}
+		if ma.Settings != nil && mb.Settings != nil {
+			for _, d := range settingsDiff(*ma.Settings, *mb.Settings) {
+				w = append(w, "setting "+d)
+			}
+		}
+	}
+	if ma == nil || mb == nil {
+		if ra[0].Verifier != rb[0].Verifier {
+			w = append(w, fmt.Sprintf("verifier differs: %s in A, %s in B", ra[0].Verifier, rb[0].Verifier))
+		}
+	}
+	gold := 0
+	for i := range ra {
+		if !reflect.DeepEqual(ra[i].GoldLabel, rb[i].GoldLabel) {
+			gold++
+		}
+	}
+	if gold > 0 {
+		w = append(w, fmt.Sprintf("gold labels differ for %d shared claims: B's are used for both", gold))
+	}
+	return w
+}
+
+// settingsDiff names the settings (by their manifest.json names) that
+// differ, with both values; the index folder is where, not what, and is
+// left out.
+func settingsDiff(a, b RunSettings) []string {
+	var ja, jb map[string]any
+	ba, _ := json.Marshal(a)
+	bb, _ := json.Marshal(b)
+	json.Unmarshal(ba, &ja)
+	json.Unmarshal(bb, &jb)
+	var out []string
+	keys := make([]string, 0, len(ja))
+	for k := range ja {
+		keys = append(keys, k)
+	}
+	for k := range jb {
+		if _, ok := ja[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == "index" || k == "workers" || k == "batch_size" || k == "resume" {
+			continue // how the run was carried out, not what it computed
+		}
+		if k == "temperature" && a.Calibrate == "auto" && b.Calibrate == "auto" {
+			continue // fitted by each run, not set: the calibrated deltas show its effect
+		}
+		if !reflect.DeepEqual(ja[k], jb[k]) {
+			x, _ := json.Marshal(ja[k])
+			y, _ := json.Marshal(jb[k])
+			out = append(out, fmt.Sprintf("%s differs: %s in A, %s in B", k, x, y))
+		}
+	}
+	return out
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	return h
+}
+
+// Resolve gives a diff gate's value: a paired count (DiffCounts) of a
+// slice, delta.<metric> (B − A, .lo/.hi its paired interval), or a plain
+// metric, B's value over the shared claims.
+func (c *Comparison) Resolve(o Operand) (float64, string) {
+	slice := o.Slice
+	if slice == "" {
+		slice = "all"
+	}
+	for _, r := range c.Counts {
+		if r.Slice != slice {
+			continue
+		}
+		switch o.Name {
+		case "shared":
+			return float64(r.Shared), ""
+		case "fixed", "broken", "unchanged_correct", "unchanged_wrong", "mcnemar_p":
+			if r.Labelled == 0 {
+				return math.NaN(), fmt.Sprintf("%s is undefined: no shared claim has a gold label", o)
+			}
+			return map[string]float64{"fixed": float64(r.Fixed), "broken": float64(r.Broken), "unchanged_correct": float64(r.UnchangedCorrect),
+				"unchanged_wrong": float64(r.UnchangedWrong), "mcnemar_p": deref(r.McNemarP)}[o.Name], ""
+		}
+		for _, d := range c.Deltas {
+			if d.Slice != slice || d.Metric != o.Name {
+				continue
+			}
+			p := d.B
+			if o.Delta {
+				p = map[string]*float64{"": d.Delta, "lo": d.DeltaLo, "hi": d.DeltaHi}[o.Bound]
+			}
+			if p == nil {
+				what := "B's value is undefined"
+				switch {
+				case o.Delta && (d.A == nil || d.B == nil):
+					what = "the metric is undefined in " + map[bool]string{true: "A", false: "B"}[d.A == nil]
+				case o.Delta:
+					what = "no paired resample defined the interval"
+				}
+				return math.NaN(), fmt.Sprintf("%s is undefined: %s", o, what)
+			}
+			return *p, ""
+		}
+		return math.NaN(), fmt.Sprintf("%s is undefined: the comparison did not compute it", o)
+	}
+	return math.NaN(), fmt.Sprintf("%s is undefined: no shared claim is in slice %s", o, slice)
+}
