@@ -22,10 +22,17 @@ type SchedulerOptions struct {
 	Backoff   time.Duration // first retry delay, doubling; default 50ms (negative: none)
 }
 
-// Result is the outcome of one pair, in input order.
-type Result struct {
-	Index   int // position in the input stream
-	Pair    Pair
+// Job is what the scheduler carries: a pair to verify and the caller's item
+// (a claim, say) that travels with it to the result.
+type Job[T any] struct {
+	Pair Pair
+	Item T
+}
+
+// Result is the outcome of one job, in input order.
+type Result[T any] struct {
+	Index int // position in the input stream
+	Job[T]
 	Verdict Verdict
 	Err     error // the pair could not be adjudicated: why
 	Tries   int   // Verify calls made for its batch
@@ -33,10 +40,18 @@ type Result struct {
 	Latency time.Duration
 }
 
-type batch struct {
+type batch[T any] struct {
 	first int
-	pairs []Pair
-	done  chan []Result
+	jobs  []Job[T]
+	done  chan []Result[T]
+}
+
+func (b *batch[T]) pairs() []Pair {
+	ps := make([]Pair, len(b.jobs))
+	for i, j := range b.jobs {
+		ps[i] = j.Pair
+	}
+	return ps
 }
 
 // Schedule verifies a stream of pairs in batches and calls emit with every
@@ -45,7 +60,7 @@ type batch struct {
 // does a verdict with NaN or infinite logits. Schedule returns when the
 // input is closed and every result emitted, when emit returns an error, or
 // when ctx is cancelled (returning ctx's error).
-func Schedule(ctx context.Context, v Verifier, in <-chan Pair, opts SchedulerOptions, emit func(Result) error) error {
+func Schedule[T any](ctx context.Context, v Verifier, in <-chan Job[T], opts SchedulerOptions, emit func(Result[T]) error) error {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 32
 		if bs, ok := v.(BatchSizer); ok && bs.PreferredBatchSize() > 0 {
@@ -73,8 +88,8 @@ func Schedule(ctx context.Context, v Verifier, in <-chan Pair, opts SchedulerOpt
 		wg.Wait()
 	}()
 
-	work := make(chan *batch)
-	order := make(chan *batch, opts.Workers*2)
+	work := make(chan *batch[T])
+	order := make(chan *batch[T], opts.Workers*2)
 	// Batcher: cut the stream into batches; sequence them for the emitter.
 	wg.Add(1)
 	go func() {
@@ -82,7 +97,7 @@ func Schedule(ctx context.Context, v Verifier, in <-chan Pair, opts SchedulerOpt
 		defer close(work)
 		defer close(order)
 		next := 0
-		var cur *batch
+		var cur *batch[T]
 		timer := time.NewTimer(time.Hour)
 		timer.Stop()
 		flush := func() bool {
@@ -106,18 +121,18 @@ func Schedule(ctx context.Context, v Verifier, in <-chan Pair, opts SchedulerOpt
 		}
 		for {
 			select {
-			case p, ok := <-in:
+			case j, ok := <-in:
 				if !ok {
 					flush()
 					return
 				}
 				if cur == nil {
-					cur = &batch{first: next, done: make(chan []Result, 1)}
+					cur = &batch[T]{first: next, done: make(chan []Result[T], 1)}
 					timer.Reset(opts.MaxWait)
 				}
-				cur.pairs = append(cur.pairs, p)
+				cur.jobs = append(cur.jobs, j)
 				next++
-				if len(cur.pairs) >= opts.BatchSize && !flush() {
+				if len(cur.jobs) >= opts.BatchSize && !flush() {
 					return
 				}
 			case <-timer.C:
@@ -154,20 +169,21 @@ func Schedule(ctx context.Context, v Verifier, in <-chan Pair, opts SchedulerOpt
 	return ctx.Err()
 }
 
-func verifyBatch(ctx context.Context, v Verifier, b *batch, opts SchedulerOptions) []Result {
-	rs := make([]Result, len(b.pairs))
-	for i, p := range b.pairs {
-		rs[i] = Result{Index: b.first + i, Pair: p}
+func verifyBatch[T any](ctx context.Context, v Verifier, b *batch[T], opts SchedulerOptions) []Result[T] {
+	rs := make([]Result[T], len(b.jobs))
+	for i, j := range b.jobs {
+		rs[i] = Result[T]{Index: b.first + i, Job: j}
 	}
+	pairs := b.pairs()
 	var verdicts []Verdict
 	var err error
 	tries := 0
 	began := time.Now()
 	for attempt := 0; ; attempt++ {
 		tries++
-		verdicts, err = v.Verify(ctx, b.pairs)
-		if err == nil && len(verdicts) != len(b.pairs) {
-			err = fmt.Errorf("verifier returned %d verdicts for %d pairs", len(verdicts), len(b.pairs))
+		verdicts, err = v.Verify(ctx, pairs)
+		if err == nil && len(verdicts) != len(pairs) {
+			err = fmt.Errorf("verifier returned %d verdicts for %d pairs", len(verdicts), len(pairs))
 		}
 		if err == nil || !IsTransient(err) || attempt >= opts.Retries || ctx.Err() != nil {
 			break
@@ -186,7 +202,7 @@ func verifyBatch(ctx context.Context, v Verifier, b *batch, opts SchedulerOption
 		rs[i].Tries = tries
 		rs[i].Latency = share
 		if err != nil {
-			rs[i].Err = fmt.Errorf("verify batch of %d (after %d tries): %w", len(b.pairs), tries, err)
+			rs[i].Err = fmt.Errorf("verify batch of %d (after %d tries): %w", len(pairs), tries, err)
 			continue
 		}
 		rs[i].Verdict = verdicts[i]

@@ -3,6 +3,7 @@ package adjudicate_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -19,7 +20,8 @@ import (
 type echo struct {
 	calls atomic.Int32
 	fail  func(batch []adjudicate.Pair, call int32) error
-	nan   string // claim id that gets NaN logits
+	nan   string  // claim id that gets NaN logits
+	shift float64 // added to every logit
 }
 
 func (e *echo) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
@@ -35,7 +37,7 @@ func (e *echo) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicat
 	out := make([]adjudicate.Verdict, len(batch))
 	for i, p := range batch {
 		n := float64(len(p.Claim))
-		out[i] = adjudicate.Verdict{Logits: [3]float64{n, -n, 1}, Passage: -1}
+		out[i] = adjudicate.Verdict{Logits: [3]float64{n + e.shift, -n + e.shift, 1 + e.shift}, Passage: -1}
 		if len(p.Passages) > 0 {
 			out[i].Passage = 0
 		}
@@ -50,20 +52,29 @@ func TestConformanceOfFake(t *testing.T) {
 	adjudicatetest.Run(t, func(*testing.T) adjudicate.Verifier { return &echo{} })
 }
 
-func feed(pairs []adjudicate.Pair) <-chan adjudicate.Pair {
-	in := make(chan adjudicate.Pair)
+// job is a scheduler job whose item is its input position.
+type job = adjudicate.Job[int]
+
+func feed(pairs []adjudicate.Pair) <-chan job {
+	in := make(chan job)
 	go func() {
 		defer close(in)
-		for _, p := range pairs {
-			in <- p
+		for i, p := range pairs {
+			in <- job{Pair: p, Item: i}
 		}
 	}()
 	return in
 }
 
-func collect(t *testing.T, v adjudicate.Verifier, pairs []adjudicate.Pair, opts adjudicate.SchedulerOptions) []adjudicate.Result {
-	var rs []adjudicate.Result
-	err := adjudicate.Schedule(context.Background(), v, feed(pairs), opts, func(r adjudicate.Result) error {
+// collect schedules pairs and checks order. Batches are cut by size and by
+// the end of input only (MaxWait is an hour unless the test sets it), so
+// which pairs share a batch never depends on goroutine timing.
+func collect(t *testing.T, v adjudicate.Verifier, pairs []adjudicate.Pair, opts adjudicate.SchedulerOptions) []adjudicate.Result[int] {
+	if opts.MaxWait == 0 {
+		opts.MaxWait = time.Hour
+	}
+	var rs []adjudicate.Result[int]
+	err := adjudicate.Schedule(context.Background(), v, feed(pairs), opts, func(r adjudicate.Result[int]) error {
 		rs = append(rs, r)
 		return nil
 	})
@@ -72,6 +83,7 @@ func collect(t *testing.T, v adjudicate.Verifier, pairs []adjudicate.Pair, opts 
 	for i, r := range rs {
 		require.Equal(t, i, r.Index, "input order")
 		require.Equal(t, pairs[i].ClaimID, r.Pair.ClaimID)
+		require.Equal(t, i, r.Item, "the item travels with its pair")
 	}
 	return rs
 }
@@ -145,10 +157,10 @@ func TestNaNLogitsAreErrors(t *testing.T) {
 
 func TestScheduleStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	in := make(chan adjudicate.Pair) // never closed: only cancellation ends the run
-	go func() { in <- adjudicate.Pair{ClaimID: "x"} }()
+	in := make(chan job) // never closed: only cancellation ends the run
+	go func() { in <- job{Pair: adjudicate.Pair{ClaimID: "x"}} }()
 	n := 0
-	err := adjudicate.Schedule(ctx, &echo{}, in, adjudicate.SchedulerOptions{BatchSize: 1}, func(adjudicate.Result) error {
+	err := adjudicate.Schedule(ctx, &echo{}, in, adjudicate.SchedulerOptions{BatchSize: 1}, func(adjudicate.Result[int]) error {
 		n++
 		cancel()
 		return nil
@@ -159,7 +171,7 @@ func TestScheduleStopsOnCancel(t *testing.T) {
 
 func TestEmitErrorStopsTheRun(t *testing.T) {
 	stop := errors.New("disk full")
-	err := adjudicate.Schedule(context.Background(), &echo{}, feed(many(50)), adjudicate.SchedulerOptions{BatchSize: 3, Workers: 2}, func(r adjudicate.Result) error {
+	err := adjudicate.Schedule(context.Background(), &echo{}, feed(many(50)), adjudicate.SchedulerOptions{BatchSize: 3, Workers: 2}, func(r adjudicate.Result[int]) error {
 		if r.Index == 10 {
 			return stop
 		}
@@ -169,16 +181,23 @@ func TestEmitErrorStopsTheRun(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	b := adjudicate.Backend{Name: "echo", New: func(adjudicate.Options) (adjudicate.Verifier, error) { return &echo{}, nil }}
+	b := adjudicate.Backend{Name: "echo", Configure: func(fs *flag.FlagSet) adjudicate.Factory {
+		shift := fs.Float64("shift", 0, "added to every logit")
+		return func(adjudicate.Env) (adjudicate.Verifier, error) { return &echo{shift: *shift}, nil }
+	}}
 	_, err := adjudicate.NewRegistry(b, b)
 	assert.Error(t, err, "a duplicate name is an error")
+	_, err = adjudicate.NewRegistry(adjudicate.Backend{Name: "bare"})
+	assert.Error(t, err, "a backend without Configure is an error")
 	r, err := adjudicate.NewRegistry(b)
 	require.NoError(t, err)
-	_, err = r.New("nope", adjudicate.Options{})
+	_, err = r.New("nope", adjudicate.Env{})
 	assert.ErrorIs(t, err, adjudicate.ErrUnknownBackend)
-	v, err := r.New("echo", adjudicate.Options{})
+	_, err = r.New("echo", adjudicate.Env{}, "-nope", "1")
+	assert.Error(t, err, "an option the backend does not declare")
+	v, err := r.New("echo", adjudicate.Env{}, "-shift", "2.5")
 	require.NoError(t, err)
-	assert.NotNil(t, v)
+	assert.Equal(t, 2.5, v.(*echo).shift, "the backend reads the option it declared")
 }
 
 // blocking answers only when its context is cancelled, counting calls that
@@ -206,7 +225,7 @@ func TestScheduleWaitsForItsWorkers(t *testing.T) {
 		<-v.running
 		cancel()
 	}()
-	err := adjudicate.Schedule(ctx, v, feed(many(40)), adjudicate.SchedulerOptions{BatchSize: 1, Workers: 4, Backoff: -1}, func(adjudicate.Result) error { return nil })
+	err := adjudicate.Schedule(ctx, v, feed(many(40)), adjudicate.SchedulerOptions{BatchSize: 1, Workers: 4, Backoff: -1}, func(adjudicate.Result[int]) error { return nil })
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, v.started.Load(), v.returned.Load(), "every Verify call returned before Schedule did")
 }
@@ -214,17 +233,17 @@ func TestScheduleWaitsForItsWorkers(t *testing.T) {
 // When emit fails, Schedule returns its error without waiting for input
 // that will never be read.
 func TestEmitErrorDoesNotWaitForTheRest(t *testing.T) {
-	in := make(chan adjudicate.Pair) // never closed
+	in := make(chan job) // never closed
 	go func() {
 		for i := 0; ; i++ {
 			select {
-			case in <- adjudicate.Pair{ClaimID: fmt.Sprint(i)}:
+			case in <- job{Pair: adjudicate.Pair{ClaimID: fmt.Sprint(i)}, Item: i}:
 			case <-time.After(10 * time.Second):
 				return
 			}
 		}
 	}()
 	stop := errors.New("stop")
-	err := adjudicate.Schedule(context.Background(), &echo{}, in, adjudicate.SchedulerOptions{BatchSize: 2}, func(adjudicate.Result) error { return stop })
+	err := adjudicate.Schedule(context.Background(), &echo{}, in, adjudicate.SchedulerOptions{BatchSize: 2}, func(adjudicate.Result[int]) error { return stop })
 	assert.ErrorIs(t, err, stop)
 }

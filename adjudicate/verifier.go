@@ -3,7 +3,9 @@ package adjudicate
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 )
@@ -75,12 +77,9 @@ func IsTransient(err error) bool {
 	return errors.As(err, &t)
 }
 
-// Options configure a backend. Fields a backend does not use are ignored.
-type Options struct {
-	Weights string // lexical: weights file ("" = embedded)
-	Model   string // onnx: model folder
-	Device  string // onnx: cpu or cuda
-	Runtime string // onnx: path of libonnxruntime.so ("" = $ORT_LIB)
+// Env is what the pipeline gives a backend when it makes the verifier: it
+// exists once the index is open.
+type Env struct {
 	// Stats gives backends that want them corpus-wide statistics (idf).
 	Stats CorpusStats
 }
@@ -93,20 +92,33 @@ type CorpusStats interface {
 	N() int
 }
 
-// Backend names a verifier and how to make it.
+// Factory makes a backend's verifier from the options its Configure bound.
+type Factory func(Env) (Verifier, error)
+
+// Backend names a verifier and owns its options, as a go/analysis Analyzer
+// owns its flags: Configure declares them on fs (names as the command line
+// spells them, without dashes) and returns the Factory that reads them once
+// fs is parsed. A new backend touches only its own package and the list
+// that builds the Registry.
 type Backend struct {
-	Name string
-	Help string
-	New  func(Options) (Verifier, error)
+	Name      string
+	Help      string
+	Configure func(fs *flag.FlagSet) Factory
 }
 
 // Registry is the explicit list of backends (no init-time registration).
-type Registry struct{ byName map[string]Backend }
+type Registry struct {
+	byName map[string]Backend
+}
 
-// NewRegistry lists backends; a duplicate name is an error.
+// NewRegistry lists backends; a duplicate or empty name, or a backend
+// without Configure, is an error.
 func NewRegistry(backends ...Backend) (*Registry, error) {
 	r := &Registry{byName: map[string]Backend{}}
 	for _, b := range backends {
+		if b.Name == "" || b.Configure == nil {
+			return nil, fmt.Errorf("adjudicate: backend %q has no name or no Configure", b.Name)
+		}
 		if _, dup := r.byName[b.Name]; dup {
 			return nil, fmt.Errorf("adjudicate: backend %q listed twice", b.Name)
 		}
@@ -115,17 +127,34 @@ func NewRegistry(backends ...Backend) (*Registry, error) {
 	return r, nil
 }
 
-// ErrUnknownBackend is returned for a name the registry does not list.
-var ErrUnknownBackend = errors.New("unknown verifier backend")
-
-// New makes the named backend's verifier.
-func (r *Registry) New(name string, opts Options) (Verifier, error) {
+// Backend returns the named backend.
+func (r *Registry) Backend(name string) (Backend, error) {
 	b, ok := r.byName[name]
 	if !ok {
-		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownBackend, name, strings.Join(r.Names(), ", "))
+		return Backend{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownBackend, name, strings.Join(r.Names(), ", "))
 	}
-	return b.New(opts)
+	return b, nil
 }
+
+// New configures the named backend with its defaults overridden by args
+// (e.g. "-model", "dir") and makes its verifier: a convenience for tests
+// and programs without a command line.
+func (r *Registry) New(name string, env Env, args ...string) (Verifier, error) {
+	b, err := r.Backend(name)
+	if err != nil {
+		return nil, err
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	factory := b.Configure(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%s options: %w", name, err)
+	}
+	return factory(env)
+}
+
+// ErrUnknownBackend is returned for a name the registry does not list.
+var ErrUnknownBackend = errors.New("unknown verifier backend")
 
 // Names lists the backends, sorted.
 func (r *Registry) Names() []string {

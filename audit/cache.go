@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -72,7 +73,11 @@ type cachedVerifier struct {
 	inner   adjudicate.Verifier
 	cache   *Cache
 	version string
+	hits    atomic.Int64
 }
+
+// Hits is how many verdicts came from the cache.
+func (cv *cachedVerifier) Hits() int { return int(cv.hits.Load()) }
 
 // WithCache wraps a verifier.
 func WithCache(v adjudicate.Verifier, c *Cache) adjudicate.Verifier {
@@ -92,6 +97,12 @@ func (cv *cachedVerifier) PreferredBatchSize() int {
 
 func (cv *cachedVerifier) Version() string { return cv.version }
 
+// Close closes the cache file and what the inner verifier holds.
+func (cv *cachedVerifier) Close() error {
+	closeIfCloser(cv.inner)
+	return cv.cache.Close()
+}
+
 func (cv *cachedVerifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
 	out := make([]adjudicate.Verdict, len(batch))
 	keys := make([][]byte, len(batch))
@@ -110,6 +121,7 @@ func (cv *cachedVerifier) Verify(ctx context.Context, batch []adjudicate.Pair) (
 	if err != nil {
 		return nil, fmt.Errorf("read verdict cache: %w", err)
 	}
+	cv.hits.Add(int64(len(batch) - len(missIdx)))
 	if len(missIdx) == 0 {
 		return out, ctx.Err()
 	}

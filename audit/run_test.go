@@ -10,6 +10,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/lexical"
+	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +24,7 @@ func demoOptions(t *testing.T, out string) Options {
 		ClaimsPath: demo + "claims.jsonl", GoldPath: demo + "gold.jsonl",
 		OutDir: out, IndexDir: filepath.Join(t.TempDir(), "index"), VerifierName: "lexical",
 		NewVerifier: func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-			return lexical.New(adjudicate.Options{Stats: s})
+			return lexical.New("", s)
 		},
 	}
 }
@@ -84,7 +85,7 @@ func TestResumeAfterInterruption(t *testing.T) {
 	o := demoOptions(t, out)
 	o.Resume, o.BatchSize = true, 16
 	o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-		v, err := lexical.New(adjudicate.Options{Stats: s})
+		v, err := lexical.New("", s)
 		first = &counting{Verifier: v}
 		return first, err
 	}
@@ -103,7 +104,7 @@ func TestResumeAfterInterruption(t *testing.T) {
 	o.IndexDir = filepath.Join(t.TempDir(), "index2")
 	o.Resume = true
 	o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-		v, err := lexical.New(adjudicate.Options{Stats: s})
+		v, err := lexical.New("", s)
 		second = &counting{Verifier: v}
 		return second, err
 	}
@@ -141,7 +142,7 @@ func TestFailingBackendGivesPerClaimErrors(t *testing.T) {
 			bad[id] = true
 		}
 		o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-			v, err := lexical.New(adjudicate.Options{Stats: s})
+			v, err := lexical.New("", s)
 			return &failing{Verifier: v, bad: bad}, err
 		}
 		res, err := Run(context.Background(), o)
@@ -201,4 +202,60 @@ func TestRecordColumns(t *testing.T) {
 		}
 	}
 	assert.Positive(t, reasons[ReasonLowConfidence], "--abstain-below 0.6 abstains some claims")
+}
+
+// The run's metrics outcomes are derived from its decisions; `audit report`
+// derives them from the records. The two must agree claim by claim.
+func TestOutcomesEqualThoseOfTheRecords(t *testing.T) {
+	out := t.TempDir()
+	o := demoOptions(t, out)
+	o.AbstainBelow = 0.6
+	res, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	rs, err := reports.ReadParquet[reports.Record](filepath.Join(out, "records.parquet"))
+	require.NoError(t, err)
+	require.Len(t, res.Outcomes, len(rs))
+	abstained := 0
+	for i, r := range rs {
+		require.Equal(t, reports.OutcomeOf(r), res.Outcomes[i], "claim %s", r.ClaimID)
+		if r.Abstained {
+			abstained++
+		}
+	}
+	assert.Positive(t, abstained, "abstentions are compared too")
+}
+
+// An index built with other passage settings is reused with them, and the
+// run id covers them; a contradicting setting rebuilds it.
+func TestRunKeepsTheIndexSettings(t *testing.T) {
+	ctx := context.Background()
+	ixDir := filepath.Join(t.TempDir(), "ix")
+	five := corpus.PassageSettings{WindowSentences: 5, WindowStride: 2, MaxChars: 1200}
+	built, err := corpus.EnsureIndex(ctx, corpus.EnsureRequest{Dir: ixDir, CorpusPath: demo + "corpus.jsonl",
+		SpansPath: demo + "spans.jsonl", Index: corpus.IndexOptions{Passages: five}})
+	require.NoError(t, err)
+
+	o := demoOptions(t, t.TempDir())
+	o.IndexDir = ixDir
+	res, err := Run(ctx, o)
+	require.NoError(t, err)
+	m, err := corpus.ReadManifest(ixDir)
+	require.NoError(t, err)
+	assert.Equal(t, five, m.Passages, "the index keeps the settings it was built with")
+	assert.Equal(t, built.Manifest.CreatedAt, m.CreatedAt, "and is not rebuilt")
+
+	def := demoOptions(t, t.TempDir())
+	resDefault, err := Run(ctx, def)
+	require.NoError(t, err)
+	assert.NotEqual(t, resDefault.RunID, res.RunID, "the run id covers the index's settings")
+
+	o = demoOptions(t, t.TempDir())
+	o.IndexDir = ixDir
+	o.Passages.WindowSentences = 4
+	_, err = Run(ctx, o)
+	require.NoError(t, err)
+	m, err = corpus.ReadManifest(ixDir)
+	require.NoError(t, err)
+	assert.Equal(t, 4, m.Passages.WindowSentences, "a contradicting setting rebuilds")
+	assert.Equal(t, 2, m.Passages.WindowStride, "unset settings keep the index's")
 }

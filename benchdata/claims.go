@@ -2,6 +2,7 @@ package benchdata
 
 import (
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -11,7 +12,8 @@ import (
 
 type genClaim struct {
 	claims.Claim
-	label, variant string
+	label   label.Label
+	variant string
 }
 
 type claimGen struct {
@@ -51,8 +53,8 @@ func (g *claimGen) template(ts []string) string { return ts[g.rng.IntN(len(ts))]
 
 // claim fills in the structured fields of a claim about e's fact f, written
 // with value text v and numeric value num.
-func (g *claimGen) claim(label, variant string, e entity, f fact, text string, v string, num float64, cite bool) genClaim {
-	c := genClaim{label: label, variant: variant}
+func (g *claimGen) claim(l label.Label, variant string, e entity, f fact, text string, v string, num float64, cite bool) genClaim {
+	c := genClaim{label: l, variant: variant}
 	c.Text = text
 	c.Subject = e.name
 	c.Predicate = f.a.name
@@ -145,14 +147,14 @@ func (g *claimGen) supported() (genClaim, bool) {
 	e, f := g.pick()
 	t := g.template(f.a.claims)
 	if !numeric(f.a.kind) {
-		return g.claim("supported", "paraphrase", e, f, fill(t, e.name, f, f.valueText()), f.valueText(), math.NaN(), true), true
+		return g.claim(label.Supported, "paraphrase", e, f, fill(t, e.name, f, f.valueText()), f.valueText(), math.NaN(), true), true
 	}
 	form := []string{"plain", "plain", "abbr", "qualified", "range", "percent-word"}[g.rng.IntN(6)]
 	v, ok := formatAs(f.a, f.value, form)
 	if !ok {
 		form, v = "plain", f.a.format(f.value)
 	}
-	return g.claim("supported", form, e, f, fill(t, e.name, f, v), v, f.value, true), true
+	return g.claim(label.Supported, form, e, f, fill(t, e.name, f, v), v, f.value, true), true
 }
 
 func (g *claimGen) unsupported() (genClaim, bool) {
@@ -161,20 +163,20 @@ func (g *claimGen) unsupported() (genClaim, bool) {
 	switch f.a.kind {
 	case kText, kDefine, kPolicy:
 		if g.rng.IntN(2) == 0 {
-			return g.claim("unsupported", "negation", e, f, fill(f.a.negClaim, e.name, f, f.text), f.text, math.NaN(), true), true
+			return g.claim(label.Unsupported, "negation", e, f, fill(f.a.negClaim, e.name, f, f.text), f.text, math.NaN(), true), true
 		}
 		other := g.otherText(f)
 		if other == f.text {
 			return genClaim{}, false
 		}
-		return g.claim("unsupported", "swapped-value", e, f, fill(t, e.name, f, other), other, math.NaN(), true), true
+		return g.claim(label.Unsupported, "swapped-value", e, f, fill(t, e.name, f, other), other, math.NaN(), true), true
 	case kYear:
 		if g.rng.IntN(3) == 0 {
-			return g.claim("unsupported", "negation", e, f, fill(f.a.negClaim, e.name, f, f.valueText()), f.valueText(), math.NaN(), true), true
+			return g.claim(label.Unsupported, "negation", e, f, fill(f.a.negClaim, e.name, f, f.valueText()), f.valueText(), math.NaN(), true), true
 		}
 		y := f.value + float64((3+g.rng.IntN(38))*(1-2*g.rng.IntN(2)))
 		v := f.a.format(y)
-		return g.claim("unsupported", "wrong-year", e, f, fill(t, e.name, f, v), v, y, true), true
+		return g.claim(label.Unsupported, "wrong-year", e, f, fill(t, e.name, f, v), v, y, true), true
 	}
 	switch g.rng.IntN(4) {
 	case 0: // swapped entity: another entity states another value for this attribute
@@ -186,7 +188,7 @@ func (g *claimGen) unsupported() (genClaim, bool) {
 			for _, of := range o.facts {
 				if of.a.name == f.a.name && of.year == f.year && math.Abs(of.value-f.value) > 0.3*math.Abs(of.value) {
 					v := f.a.format(f.value)
-					return g.claim("unsupported", "swapped-entity", o, of, fill(t, o.name, of, v), v, f.value, true), true
+					return g.claim(label.Unsupported, "swapped-entity", o, of, fill(t, o.name, of, v), v, f.value, true), true
 				}
 			}
 			if g.rng.IntN(4) == 0 {
@@ -198,7 +200,7 @@ func (g *claimGen) unsupported() (genClaim, bool) {
 		for _, of := range e.facts {
 			if of.a.name == f.a.name && of.year != 0 && of.year != f.year && math.Abs(of.value-f.value) > 0.07*math.Abs(f.value) {
 				v := f.a.format(of.value)
-				return g.claim("unsupported", "wrong-year", e, f, fill(t, e.name, f, v), v, of.value, true), true
+				return g.claim(label.Unsupported, "wrong-year", e, f, fill(t, e.name, f, v), v, of.value, true), true
 			}
 		}
 		return genClaim{}, false
@@ -211,7 +213,7 @@ func (g *claimGen) unsupported() (genClaim, bool) {
 				g2.dir = f.a.up
 			}
 			v := f.a.format(f.value)
-			return g.claim("unsupported", "antonym", e, f, fill(t, e.name, g2, v), v, f.value, true), true
+			return g.claim(label.Unsupported, "antonym", e, f, fill(t, e.name, g2, v), v, f.value, true), true
 		}
 	}
 	factor := 1 + (0.25+0.55*g.rng.Float64())*float64(1-2*g.rng.IntN(2))
@@ -220,7 +222,7 @@ func (g *claimGen) unsupported() (genClaim, bool) {
 		return genClaim{}, false
 	}
 	v := f.a.format(nv)
-	return g.claim("unsupported", "changed-value", e, f, fill(t, e.name, f, v), v, nv, true), true
+	return g.claim(label.Unsupported, "changed-value", e, f, fill(t, e.name, f, v), v, nv, true), true
 }
 
 func (g *claimGen) otherText(f fact) string {
@@ -243,7 +245,7 @@ func (g *claimGen) insufficient() (genClaim, bool) {
 			return genClaim{}, false
 		}
 		ghost := entity{name: n, kind: e.kind}
-		c := g.claim("insufficient", "absent-entity", ghost, f, fill(g.template(f.a.claims), n, f, f.valueText()), f.valueText(), f.value, false)
+		c := g.claim(label.Insufficient, "absent-entity", ghost, f, fill(g.template(f.a.claims), n, f, f.valueText()), f.valueText(), f.value, false)
 		return c, true
 	case 1: // an attribute the document never states
 		for ai := range e.kind.attrs {
@@ -255,7 +257,7 @@ func (g *claimGen) insufficient() (genClaim, bool) {
 			if a.yearly {
 				nf.year = years[len(years)-1]
 			}
-			return g.claim("insufficient", "absent-attribute", e, nf, fill(g.template(a.claims), e.name, nf, nf.valueText()), nf.valueText(), nf.value, true), true
+			return g.claim(label.Insufficient, "absent-attribute", e, nf, fill(g.template(a.claims), e.name, nf, nf.valueText()), nf.valueText(), nf.value, true), true
 		}
 		return genClaim{}, false
 	case 2: // a yearly value stated without its year, where the years differ
@@ -274,7 +276,7 @@ func (g *claimGen) insufficient() (genClaim, bool) {
 		}
 		t = strings.TrimSpace(reNoYear.ReplaceAllString(t, ""))
 		v := f.a.format(f.value)
-		c := g.claim("insufficient", "missing-timeframe", e, f, fill(t, e.name, f, v), v, f.value, true)
+		c := g.claim(label.Insufficient, "missing-timeframe", e, f, fill(t, e.name, f, v), v, f.value, true)
 		return c, true
 	}
 	// Hedged: "may" makes a true statement underdetermined (seed 003).
@@ -284,7 +286,7 @@ func (g *claimGen) insufficient() (genClaim, bool) {
 		text = strings.ToLower(text[:1]) + text[1:]
 	}
 	text = "It may be that " + text
-	c := g.claim("insufficient", "hedged", e, f, text, v, f.value, true)
+	c := g.claim(label.Insufficient, "hedged", e, f, text, v, f.value, true)
 	c.Modality = "possibility"
 	return c, true
 }

@@ -264,13 +264,13 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 		c.ID = fmt.Sprintf("c_%07d", i+1)
 		c.SourceID = outID
 		out = append(out, c.Text)
-		m.Labels[c.label]++
-		m.Variants[c.label+"/"+c.variant]++
+		m.Labels[string(c.label)]++
+		m.Variants[string(c.label)+"/"+c.variant]++
 		m.Types[c.Type]++
 		if err := write(ClaimsFile, c); err != nil {
 			return nil, err
 		}
-		if err := write(GoldFile, map[string]string{"claim_id": c.ID, "label": c.label}); err != nil {
+		if err := write(GoldFile, map[string]string{"claim_id": c.ID, "label": string(c.label)}); err != nil {
 			return nil, err
 		}
 	}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"strconv"
-	"strings"
 )
 
 // Claim is one atomic claim (seed 003 §1 plus type, importance, cite and an
@@ -88,33 +88,22 @@ func (s *Scalar) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Label is a verdict: supported, unsupported or insufficient; "" when
-// unknown.
-type Label string
+// Label is a verdict; the type, its text forms and parsing are the label
+// package's.
+type Label = label.Label
 
 // The three labels.
 const (
-	Supported    Label = "supported"
-	Unsupported  Label = "unsupported"
-	Insufficient Label = "insufficient"
+	Supported    = label.Supported
+	Unsupported  = label.Unsupported
+	Insufficient = label.Insufficient
 )
 
 // Labels in the fixed order used for logits, confusion matrices and reports.
-var Labels = []Label{Supported, Unsupported, Insufficient}
+var Labels = label.All[:]
 
-// ParseLabel accepts the three labels and FEVER's aliases (SUPPORTS,
-// REFUTES, NOT ENOUGH INFO), case-insensitively.
-func ParseLabel(s string) (Label, bool) {
-	switch strings.Join(strings.Fields(strings.ToLower(s)), " ") {
-	case "supported", "supports":
-		return Supported, true
-	case "unsupported", "refutes", "refuted":
-		return Unsupported, true
-	case "insufficient", "not enough info", "not enough information", "nei":
-		return Insufficient, true
-	}
-	return "", false
-}
+// ParseLabel accepts the three labels and FEVER's aliases (label.Parse).
+func ParseLabel(s string) (Label, bool) { return label.Parse(s) }
 
 // Enumerations of the schema.
 var (

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"io"
 	"os"
 	"slices"
@@ -145,10 +146,10 @@ func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error
 		id, idOK := rec.Str("claim_id", true, true)
 		raw, labelOK := rec.Str("label", true, true)
 		rec.Str("text", false, false)
-		var label Label
+		var lbl Label
 		if labelOK {
-			if label, labelOK = ParseLabel(raw); !labelOK {
-				rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrEnum, "%q is not a label (supported, unsupported, insufficient, or FEVER's SUPPORTS, REFUTES, NOT ENOUGH INFO)", raw))
+			if lbl, labelOK = ParseLabel(raw); !labelOK {
+				rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrEnum, "%q is not a label (%s)", raw, label.Accepted))
 			}
 		}
 		if !idOK {
@@ -166,11 +167,11 @@ func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error
 		if !labelOK {
 			return
 		}
-		if prev, ok := v.labels[id]; ok && prev != label {
-			rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrLabelConflict, "%q contradicts label %q in the claims file (%s)", label, prev, v.idLine[id]))
+		if prev, ok := v.labels[id]; ok && prev != lbl {
+			rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrLabelConflict, "%q contradicts label %q in the claims file (%s)", lbl, prev, v.idLine[id]))
 			return
 		}
-		v.gold[id] = label
+		v.gold[id] = lbl
 	})
 }
 
@@ -200,7 +201,7 @@ func parseClaim(rec jsonl.Record) (Claim, bool) {
 		if l, valid := ParseLabel(raw); valid {
 			c.Label = l
 		} else {
-			rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrEnum, "%q is not a label (supported, unsupported, insufficient, or FEVER's SUPPORTS, REFUTES, NOT ENOUGH INFO)", raw))
+			rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrEnum, "%q is not a label (%s)", raw, label.Accepted))
 		}
 	}
 	nested(rec, "qualifiers", map[string]string{"quantity": "scalar", "unit": "string", "location": "string", "population": "string", "condition": "string"}, &c.Qualifiers)

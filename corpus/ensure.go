@@ -29,10 +29,23 @@ type EnsureResult struct {
 // the same content and the same settings, and otherwise validates the inputs
 // and rebuilds it. Checking costs one hash of each input file. Invalid input
 // returns the *ErrorList and leaves any existing index untouched.
+//
+// Passage settings left zero in req.Index.Passages take the existing
+// index's values (or the defaults when there is none), so a run pointed at
+// an index built with other settings keeps them; a setting given that
+// contradicts the index's rebuilds it, and Reason says so.
 func EnsureIndex(ctx context.Context, req EnsureRequest) (EnsureResult, error) {
-	req.Index.defaults()
 	var res EnsureResult
-	switch m, err := ReadManifest(req.Dir); {
+	m, err := ReadManifest(req.Dir)
+	switch base := DefaultPassageSettings; {
+	case err == nil && !req.Force:
+		base = m.Passages
+		fallthrough
+	default:
+		req.Index.Passages = req.Index.Passages.Or(base)
+	}
+	req.Index.defaults()
+	switch {
 	case req.Force:
 		res.Reason = "--force"
 	case errors.Is(err, ErrNotIndex):

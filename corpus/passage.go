@@ -39,6 +39,20 @@ type PassageSettings struct {
 // fact stated across a sentence boundary is still inside one passage.
 var DefaultPassageSettings = PassageSettings{WindowSentences: 3, WindowStride: 2, MaxChars: 1200}
 
+// Or fills s's zero fields from d.
+func (s PassageSettings) Or(d PassageSettings) PassageSettings {
+	if s.WindowSentences == 0 {
+		s.WindowSentences = d.WindowSentences
+	}
+	if s.WindowStride == 0 {
+		s.WindowStride = d.WindowStride
+	}
+	if s.MaxChars == 0 {
+		s.MaxChars = d.MaxChars
+	}
+	return s
+}
+
 // Validate reports settings that cannot produce covering windows.
 func (s PassageSettings) Validate() error {
 	switch {

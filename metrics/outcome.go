@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"math"
 )
 
@@ -17,8 +18,8 @@ const (
 	Unknown      Class = -1
 )
 
-// ClassNames are the label names in class order.
-var ClassNames = [3]string{"supported", "unsupported", "insufficient"}
+// ClassNames are the label names in class order (label.All's).
+var ClassNames = [3]string{string(label.All[0]), string(label.All[1]), string(label.All[2])}
 
 func (c Class) String() string {
 	if c >= 0 && c < 3 {

@@ -68,8 +68,9 @@ type Input struct {
 	Calibration metrics.CalibrationResult
 	Seed        uint64 // bootstrap
 	Resamples   int    // bootstrap; default 1000
-	// Manifest is written as manifest.json (inputs, settings, timings).
-	Manifest map[string]any
+	// Manifest is written as manifest.json (inputs, settings, timings);
+	// Write fills its ids, versions and time.
+	Manifest Manifest
 }
 
 // Summary is summary.json: the headline numbers a person or a job reads.
@@ -207,7 +208,7 @@ type Tables struct {
 
 	outcomes    []metrics.Outcome
 	temperature float64
-	manifest    map[string]any
+	manifest    Manifest
 	meta        Meta
 }
 
@@ -235,11 +236,9 @@ func (t *Tables) Write(dir string) error {
 	if err := writeJSON(filepath.Join(dir, "summary.json"), t.Summary); err != nil {
 		return err
 	}
-	m := map[string]any{"run_id": t.meta.RunID, "tool_version": t.meta.ToolVersion, "schema_version": SchemaVersion,
-		"written_at": time.Now().UTC().Format(time.RFC3339)}
-	for k, v := range t.manifest {
-		m[k] = v
-	}
+	m := t.manifest
+	m.RunID, m.ToolVersion, m.SchemaVersion, m.ManifestVersion = t.meta.RunID, t.meta.ToolVersion, SchemaVersion, ManifestVersion
+	m.WrittenAt = time.Now().UTC().Format(time.RFC3339)
 	return writeJSON(filepath.Join(dir, "manifest.json"), m)
 }
 

@@ -171,15 +171,15 @@ func Run(t *testing.T, newVerifier func(t *testing.T) adjudicate.Verifier) {
 
 func schedule(t *testing.T, v adjudicate.Verifier, pairs []adjudicate.Pair, opts adjudicate.SchedulerOptions) []adjudicate.Verdict {
 	t.Helper()
-	in := make(chan adjudicate.Pair)
+	in := make(chan adjudicate.Job[struct{}])
 	go func() {
 		defer close(in)
 		for _, p := range pairs {
-			in <- p
+			in <- adjudicate.Job[struct{}]{Pair: p}
 		}
 	}()
 	var out []adjudicate.Verdict
-	err := adjudicate.Schedule(context.Background(), v, in, opts, func(r adjudicate.Result) error {
+	err := adjudicate.Schedule(context.Background(), v, in, opts, func(r adjudicate.Result[struct{}]) error {
 		if r.Err != nil {
 			return r.Err
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 func newDefault(t *testing.T) adjudicate.Verifier {
-	v, err := New(adjudicate.Options{})
+	v, err := New("", nil)
 	require.NoError(t, err)
 	return v
 }
@@ -42,10 +42,10 @@ func TestBadWeightsAreRejected(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "w.json")
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-		_, err := New(adjudicate.Options{Weights: p})
+		_, err := New(p, nil)
 		assert.Error(t, err, name)
 	}
-	_, err := New(adjudicate.Options{Weights: filepath.Join(dir, "missing.json")})
+	_, err := New(filepath.Join(dir, "missing.json"), nil)
 	assert.Error(t, err)
 }
 
@@ -105,7 +105,7 @@ func TestVersionFollowsWeights(t *testing.T) {
 }
 
 func BenchmarkVerify(b *testing.B) {
-	v, err := New(adjudicate.Options{})
+	v, err := New("", nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -82,11 +83,11 @@ type Verifier struct {
 const passageCacheSize = 20000
 
 // New makes a verifier from a weights file ("" for the embedded default).
-func New(opts adjudicate.Options) (adjudicate.Verifier, error) {
+func New(weightsPath string, stats adjudicate.CorpusStats) (*Verifier, error) {
 	b := defaultWeights
-	if opts.Weights != "" {
+	if weightsPath != "" {
 		var err error
-		if b, err = os.ReadFile(opts.Weights); err != nil {
+		if b, err = os.ReadFile(weightsPath); err != nil {
 			return nil, fmt.Errorf("read weights: %w", err)
 		}
 	}
@@ -95,12 +96,19 @@ func New(opts adjudicate.Options) (adjudicate.Verifier, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(b)
-	return &Verifier{w: w, stats: opts.Stats, version: "lexical/" + hex.EncodeToString(sum[:6]), cache: newPassageCache(passageCacheSize)}, nil
+	return &Verifier{w: w, stats: stats, version: "lexical/" + hex.EncodeToString(sum[:6]), cache: newPassageCache(passageCacheSize)}, nil
 }
 
-// Backend describes the lexical verifier for the registry.
+// Backend describes the lexical verifier for the registry; it owns --weights.
 func Backend() adjudicate.Backend {
-	return adjudicate.Backend{Name: "lexical", Help: "pure-Go lexical/numeric verifier with embedded weights (default)", New: New}
+	return adjudicate.Backend{
+		Name: "lexical",
+		Help: "pure-Go lexical/numeric verifier with embedded weights (default)",
+		Configure: func(fs *flag.FlagSet) adjudicate.Factory {
+			weights := fs.String("weights", "", "lexical: weights file from 'audit train' (default: the embedded weights)")
+			return func(env adjudicate.Env) (adjudicate.Verifier, error) { return New(*weights, env.Stats) }
+		},
+	}
 }
 
 // Version identifies the weights, for the verdict cache.

@@ -26,6 +26,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -88,11 +89,28 @@ type Verifier struct {
 
 // Backend describes the onnx verifier for the registry.
 func Backend() adjudicate.Backend {
-	return adjudicate.Backend{Name: "onnx", Help: "NLI cross-encoder in ONNX format (--model DIR), ONNX Runtime on --device cpu or cuda", New: New}
+	return adjudicate.Backend{
+		Name: "onnx",
+		Help: "NLI cross-encoder in ONNX format (--model DIR), ONNX Runtime on --device cpu or cuda",
+		Configure: func(fs *flag.FlagSet) adjudicate.Factory {
+			var o Options
+			fs.StringVar(&o.Model, "model", "", "onnx: model folder (model.onnx, tokenizer.json, config.json)")
+			fs.StringVar(&o.Device, "device", "cpu", "onnx: cpu or cuda")
+			fs.StringVar(&o.Runtime, "ort-lib", "", "onnx: path of libonnxruntime.so (default $ORT_LIB; make ort fetches one)")
+			return func(adjudicate.Env) (adjudicate.Verifier, error) { return New(o) }
+		},
+	}
+}
+
+// Options configure the onnx backend.
+type Options struct {
+	Model   string // model folder
+	Device  string // cpu (default) or cuda
+	Runtime string // path of libonnxruntime.so ("" = $ORT_LIB)
 }
 
 // New loads a model folder.
-func New(opts adjudicate.Options) (adjudicate.Verifier, error) {
+func New(opts Options) (adjudicate.Verifier, error) {
 	if opts.Model == "" {
 		return nil, errors.New("onnx verifier: --model DIR is required (model.onnx, tokenizer.json, config.json)")
 	}

@@ -27,7 +27,7 @@ func needRuntime(t *testing.T) {
 
 func newTiny(t *testing.T) *Verifier {
 	needRuntime(t)
-	v, err := New(adjudicate.Options{Model: tiny})
+	v, err := New(Options{Model: tiny})
 	require.NoError(t, err)
 	t.Cleanup(func() { v.(*Verifier).Close() })
 	return v.(*Verifier)
@@ -156,11 +156,11 @@ func TestMapLabels(t *testing.T) {
 
 func TestBadModelFolder(t *testing.T) {
 	needRuntime(t)
-	_, err := New(adjudicate.Options{Model: t.TempDir()})
+	_, err := New(Options{Model: t.TempDir()})
 	assert.ErrorContains(t, err, "config.json")
-	_, err = New(adjudicate.Options{})
+	_, err = New(Options{})
 	assert.ErrorContains(t, err, "--model")
-	_, err = New(adjudicate.Options{Model: tiny, Device: "tpu"})
+	_, err = New(Options{Model: tiny, Device: "tpu"})
 	assert.ErrorContains(t, err, "not cpu or cuda")
 }
 
@@ -168,7 +168,7 @@ func BenchmarkVerifyTiny(b *testing.B) {
 	if os.Getenv("ORT_LIB") == "" {
 		b.Skip("ORT_LIB not set")
 	}
-	v, err := New(adjudicate.Options{Model: tiny})
+	v, err := New(Options{Model: tiny})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func BenchmarkRun(b *testing.B) {
 	if os.Getenv("ORT_LIB") == "" {
 		b.Skip("ORT_LIB not set")
 	}
-	vv, err := New(adjudicate.Options{Model: tiny})
+	vv, err := New(Options{Model: tiny})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func BenchmarkModel(b *testing.B) {
 	if dir == "" || os.Getenv("ORT_LIB") == "" {
 		b.Skip("BENCH_MODEL and ORT_LIB not set (see bench/gpu/run.sh)")
 	}
-	vv, err := New(adjudicate.Options{Model: dir, Device: os.Getenv("BENCH_DEVICE")})
+	vv, err := New(Options{Model: dir, Device: os.Getenv("BENCH_DEVICE")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,12 +1,122 @@
 package main
 
 import (
+	"flag"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/lexical"
 	"github.com/claimaudit/claimaudit/adjudicate/onnx"
+	"github.com/spf13/pflag"
 )
 
-// backends is the one place verifier backends are listed.
-func backends() (*adjudicate.Registry, error) {
-	return adjudicate.NewRegistry(lexical.Backend(), onnx.Backend())
+// defaultBackends is the one place verifier backends are listed. Each
+// backend declares its own options (adjudicate.Backend.Configure); nothing
+// else in cmd/audit knows them.
+func defaultBackends() []adjudicate.Backend {
+	return []adjudicate.Backend{lexical.Backend(), onnx.Backend()}
+}
+
+// backendFlags are the backends' options bound to a command's flags.
+type backendFlags struct {
+	reg       *adjudicate.Registry
+	factories map[string]adjudicate.Factory
+	owners    map[string][]string // flag name → the backends that declare it
+}
+
+// addBackendFlags lets every backend declare its options and adds them to
+// f. Two backends may declare the same option name (--model for a local and
+// a remote model): one command-line flag then sets both. A backend option
+// that collides with one of the command's own flags is an error.
+func addBackendFlags(f *pflag.FlagSet, list []adjudicate.Backend) (*backendFlags, error) {
+	reg, err := adjudicate.NewRegistry(list...)
+	if err != nil {
+		return nil, err
+	}
+	b := &backendFlags{reg: reg, factories: map[string]adjudicate.Factory{}, owners: map[string][]string{}}
+	byName := map[string][]*flag.Flag{}
+	for _, name := range reg.Names() {
+		be, _ := reg.Backend(name)
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		b.factories[name] = be.Configure(fs)
+		fs.VisitAll(func(gf *flag.Flag) {
+			byName[gf.Name] = append(byName[gf.Name], gf)
+			b.owners[gf.Name] = append(b.owners[gf.Name], name)
+		})
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if f.Lookup(n) != nil {
+			return nil, fmt.Errorf("backend %s declares --%s, which the command already has", strings.Join(b.owners[n], ", "), n)
+		}
+		gfs := byName[n]
+		pf := pflag.PFlagFromGoFlag(gfs[0])
+		var usages []string
+		var values fanout
+		for _, gf := range gfs {
+			if !slices.Contains(usages, gf.Usage) {
+				usages = append(usages, gf.Usage)
+			}
+			values = append(values, gf.Value)
+		}
+		pf.Usage = strings.Join(usages, "; ")
+		pf.Value = fanoutValue{fanout: values, typ: pf.Value.Type()}
+		f.AddFlag(pf)
+	}
+	return b, nil
+}
+
+// factory returns the named backend's Factory, after checking that every
+// backend option given on the command line is one of that backend's.
+func (b *backendFlags) factory(name string, f *pflag.FlagSet) (adjudicate.Factory, error) {
+	if _, err := b.reg.Backend(name); err != nil {
+		return nil, usageErrorf("--verifier: %v", err)
+	}
+	var wrong []string
+	for opt, owners := range b.owners {
+		if fl := f.Lookup(opt); fl != nil && fl.Changed && !slices.Contains(owners, name) {
+			wrong = append(wrong, fmt.Sprintf("--%s is an option of %s", opt, strings.Join(owners, ", ")))
+		}
+	}
+	if len(wrong) > 0 {
+		sort.Strings(wrong)
+		return nil, usageErrorf("%s, not of --verifier %s", strings.Join(wrong, "; "), name)
+	}
+	return b.factories[name], nil
+}
+
+// help lists the backends for --verifier's usage line.
+func (b *backendFlags) help() string {
+	var parts []string
+	for _, n := range b.reg.Names() {
+		be, _ := b.reg.Backend(n)
+		parts = append(parts, fmt.Sprintf("%s (%s)", n, be.Help))
+	}
+	return "verifier backend: " + strings.Join(parts, "; ")
+}
+
+// fanout sets one command-line value on every backend that declared it.
+type fanout []flag.Value
+
+type fanoutValue struct {
+	fanout
+	typ string
+}
+
+func (v fanoutValue) String() string { return v.fanout[0].String() }
+func (v fanoutValue) Type() string   { return v.typ }
+func (v fanoutValue) Set(s string) error {
+	for _, x := range v.fanout {
+		if err := x.Set(s); err != nil {
+			return err
+		}
+	}
+	return nil
 }

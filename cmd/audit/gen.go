@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"strconv"
 	"strings"
 
@@ -58,7 +59,7 @@ byte-identical files; claims are streamed, so a million of them need little memo
 				return err
 			}
 			fmt.Fprintf(e.stdout, "wrote %d documents, %d spans, %d claims (%d supported, %d unsupported, %d insufficient), %d outputs to %s\n",
-				m.Docs, m.Spans, m.Claims, m.Labels["supported"], m.Labels["unsupported"], m.Labels["insufficient"], m.Outputs, dir)
+				m.Docs, m.Spans, m.Claims, m.Labels[string(label.Supported)], m.Labels[string(label.Unsupported)], m.Labels[string(label.Insufficient)], m.Outputs, dir)
 			return nil
 		},
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newIndexCmd(e *env) *cobra.Command {
@@ -27,7 +28,7 @@ left as it was.`,
 			if err := requireFlags(cmd, "corpus", "index"); err != nil {
 				return err
 			}
-			if err := req.Index.Passages.Validate(); err != nil {
+			if err := req.Index.Passages.Or(corpus.DefaultPassageSettings).Validate(); err != nil {
 				return usageErrorf("%v", err)
 			}
 			began := time.Now()
@@ -53,9 +54,16 @@ left as it was.`,
 	f.StringVar(&req.SpansPath, "spans", "", "evidence spans, JSONL")
 	f.StringVar(&req.Dir, "index", "", "index folder to create or reuse (required)")
 	f.BoolVar(&req.Force, "force", false, "rebuild even when the index is up to date")
-	d := corpus.DefaultPassageSettings
-	f.IntVar(&req.Index.Passages.WindowSentences, "window-sentences", d.WindowSentences, "sentences per document window")
-	f.IntVar(&req.Index.Passages.WindowStride, "window-stride", d.WindowStride, "sentences between the starts of consecutive windows")
-	f.IntVar(&req.Index.Passages.MaxChars, "max-passage-chars", d.MaxChars, "longest window, in characters")
+	passageFlags(f, &req.Index.Passages)
 	return cmd
+}
+
+// passageFlags binds the passage settings. Unset, each keeps what an
+// existing index was built with (the default for a new one), so pointing a
+// command at an index never rebuilds it with other settings by surprise.
+func passageFlags(f *pflag.FlagSet, p *corpus.PassageSettings) {
+	d := corpus.DefaultPassageSettings
+	f.IntVar(&p.WindowSentences, "window-sentences", 0, fmt.Sprintf("sentences per document window (default %d, or the existing index's)", d.WindowSentences))
+	f.IntVar(&p.WindowStride, "window-stride", 0, fmt.Sprintf("sentences between the starts of consecutive windows (default %d, or the existing index's)", d.WindowStride))
+	f.IntVar(&p.MaxChars, "max-passage-chars", 0, fmt.Sprintf("longest window, in characters (default %d, or the existing index's)", d.MaxChars))
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -25,7 +27,7 @@ func newProgressUnit(e *env, label, unit string) func(done, total int) {
 					progressbar.OptionShowIts(),
 					progressbar.OptionSetItsString(unit),
 					progressbar.OptionSetPredictTime(true),
-					progressbar.OptionClearOnFinish(),
+					progressbar.OptionOnCompletion(func() { fmt.Fprintln(e.stderr) }), // the final state stays
 					progressbar.OptionThrottle(100*time.Millisecond),
 				)
 			}
@@ -46,4 +48,34 @@ func newProgressUnit(e *env, label, unit string) func(done, total int) {
 		rate := float64(done) / now.Sub(start).Seconds()
 		e.log.Info(label, "done", done, "total", total, "per_second", int(rate))
 	}
+}
+
+// newStages reports the pipeline's stages: on a terminal a line when each
+// begins and one with its duration when it ends; otherwise a log line per
+// finished stage.
+func newStages(e *env) func(name string, done bool, elapsed time.Duration) {
+	if isTerminal(e.stderr) {
+		return func(name string, done bool, elapsed time.Duration) {
+			if done {
+				fmt.Fprintf(e.stderr, "✓ %-20s %s\n", stageLabel(name), elapsed.Round(time.Millisecond))
+			} else {
+				fmt.Fprintf(e.stderr, "▸ %s …\n", stageLabel(name))
+			}
+		}
+	}
+	return func(name string, done bool, elapsed time.Duration) {
+		if done {
+			e.log.Info("stage done", "stage", name, "seconds", elapsed.Seconds())
+		}
+	}
+}
+
+func stageLabel(name string) string { return strings.ReplaceAll(name, "_", " ") }
+
+// plural is "1 claim", "2 claims".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

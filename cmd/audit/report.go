@@ -58,7 +58,7 @@ writes, with the same values when --seed matches the run's (it seeds the bootstr
 			}
 			t, err := reports.Compute(reports.Input{RunID: runID, ToolVersion: version(), Outcomes: outs, Temperature: temp, Seed: seed,
 				Calibration: metrics.CalibrationResult{Applied: temp != 1, Temperature: temp},
-				Manifest:    map[string]any{"records": files, "made_by": "audit report"}})
+				Manifest:    reports.Manifest{Records: files, MadeBy: "audit report", Counts: reports.ManifestCount{Claims: len(outs)}}})
 			if err != nil {
 				return err
 			}

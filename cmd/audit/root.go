@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/spf13/cobra"
 )
 
@@ -18,11 +19,17 @@ type env struct {
 	stdout, stderr io.Writer
 	log            *slog.Logger
 	maxErrors      int
+	backends       []adjudicate.Backend // the verifier backends --verifier can name
 }
 
 // run executes the CLI and returns the process exit code. Only main exits.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runWith(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, backends: defaultBackends()}, args)
+}
+
+// runWith executes the CLI in e (its writers and backend list).
+func runWith(ctx context.Context, e *env, args []string) int {
+	stdin, stdout, stderr := e.stdin, e.stdout, e.stderr
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -1,34 +1,33 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
+	"github.com/claimaudit/claimaudit/corpus"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-func newRunCmd(e *env) *cobra.Command {
-	var o audit.Options
-	var verifier, weights, failOn string
-	var bopts adjudicate.Options
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "run --corpus F [--spans F] --claims F [--gold F] --out DIR",
-		Short: "Audit claims: retrieve evidence, verify in batches, decide, write records.parquet",
-		Long: `run validates the inputs (exit 2 with every defect at file:line:col), builds or reuses the
-passage index (DIR/index unless --index), retrieves the top-k passages for each claim
-(passages named in its cite anchors first), verifies the claims in batches, and decides:
-the predicted label is the argmax of the calibrated probabilities, and a claim is
-abstained when retrieval found nothing, when the best passage scores below
---min-retrieval-score, when the confidence is below --abstain-below, or when the
-verifier failed on it. Each claim also gets seed 004's action, seed 002's verdict and
-seed 001's numeric check. Every input claim is one row of DIR/records.parquet.
+const runLong = `run validates the inputs (exit 2 with every defect at file:line:col), builds or reuses the
+passage index (DIR/index unless --index; an existing index keeps its passage settings
+unless a --window-* or --max-passage-chars flag contradicts them, which rebuilds it),
+retrieves the top-k passages for each claim (passages named in its cite anchors first),
+verifies the claims in batches, and decides: the predicted label is the argmax of the
+calibrated probabilities, and a claim is abstained when retrieval found nothing, when
+the best passage scores below --min-retrieval-score, when the confidence is below
+--abstain-below, or when the verifier failed on it. Each claim also gets an action
+(CONTINUE, HALT, BRANCH or ABSTAIN), a verdict (supported, weak, contradicted or
+not_found) and, when it states a number, a numeric check against the retrieved
+passages. Every input claim is one row of DIR/records.parquet.
 
 Calibration: auto fits a temperature on the labelled claims and applies it when the
 raw 10-bin ECE exceeds --ece-threshold (the ECE after scaling is measured out of
@@ -37,78 +36,44 @@ sample, by cross-fitting); off keeps T = 1; fixed uses --temperature.
 --resume keeps verdicts in DIR/.cache/verdicts.db, so a run killed part way (even by
 SIGKILL) picks up where it stopped. Ctrl-C stops cleanly and writes no records file.
 If more than 1% of the claims could not be adjudicated the run exits 3 (the records
-are written, each saying why).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireFlags(cmd, "corpus", "claims", "out"); err != nil {
-				return err
-			}
-			switch o.Calibrate {
-			case audit.CalibrateAuto, audit.CalibrateOff:
-			case audit.CalibrateFixed:
-				if o.Temperature <= 0 {
-					return usageErrorf("--calibrate fixed needs --temperature > 0")
-				}
-			default:
-				return usageErrorf("--calibrate %q is not auto, off or fixed", o.Calibrate)
-			}
-			if o.K < 1 || o.Workers < 0 || o.BatchSize < 0 || o.AbstainBelow < 0 || o.AbstainBelow > 1 {
-				return usageErrorf("--k must be >= 1, --workers and --batch-size >= 0, --abstain-below in [0, 1]")
-			}
-			gates, err := reports.ParseGates(failOn)
-			if err != nil {
-				return usageErrorf("--fail-on: %v", err)
-			}
-			reg, err := backends()
-			if err != nil {
-				return err
-			}
-			if !slices.Contains(reg.Names(), verifier) {
-				return usageErrorf("--verifier: %v %q (known: %s)", adjudicate.ErrUnknownBackend, verifier, strings.Join(reg.Names(), ", "))
-			}
-			bopts.Weights = weights
-			o.VerifierName = verifier
-			// The verifier is built once, by the pipeline, after the index is
-			// open (backends may use its statistics). A verifier that cannot
-			// load (bad weights, model folder, device) is a usage error.
-			o.NewVerifier = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-				b := bopts
-				b.Stats = stats
-				v, err := reg.New(verifier, b)
-				if err != nil {
-					return nil, &exitError{code: exitInput, err: err}
-				}
-				return v, nil
-			}
-			o.ToolVersion = version()
-			o.Gates = gates
-			o.Progress = newProgressUnit(e, "verifying claims", "claims")
-			res, err := audit.Run(cmd.Context(), o)
-			if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
-				return err
-			}
-			results := res.Tables.Summary.Gates
-			if perr := printRunSummary(e, res, o, asJSON); perr != nil {
-				return perr
-			}
-			if err != nil {
-				return &exitError{code: exitInternal, err: err}
-			}
-			return gateError(results)
-		},
+are written, each saying why).
+
+Each verifier backend has its own options (listed below, prefixed with the backend's
+name); giving an option of another backend than --verifier's is an error.`
+
+// runCmd is `audit run`: its flags, and the run they configure.
+type runCmd struct {
+	e        *env
+	o        audit.Options
+	verifier string
+	failOn   string
+	asJSON   bool
+	backends *backendFlags
+	bErr     error // a backend's options could not be bound
+}
+
+func newRunCmd(e *env) *cobra.Command {
+	r := &runCmd{e: e}
+	cmd := &cobra.Command{
+		Use:   "run --corpus F [--spans F] --claims F [--gold F] --out DIR",
+		Short: "Audit claims: retrieve evidence, verify in batches, decide, write records.parquet",
+		Long:  runLong,
+		Args:  cobra.NoArgs,
+		RunE:  r.run,
 	}
-	f := cmd.Flags()
+	r.flags(cmd.Flags())
+	return cmd
+}
+
+func (r *runCmd) flags(f *pflag.FlagSet) {
+	o := &r.o
 	f.StringVar(&o.CorpusPath, "corpus", "", "corpus documents, JSONL (required)")
 	f.StringVar(&o.SpansPath, "spans", "", "evidence spans, JSONL")
 	f.StringVar(&o.ClaimsPath, "claims", "", "claims, JSONL (required)")
 	f.StringVar(&o.GoldPath, "gold", "", "gold labels {claim_id, label}, JSONL")
 	f.StringVar(&o.OutDir, "out", "", "output folder (required)")
 	f.StringVar(&o.IndexDir, "index", "", "index folder (default OUT/index)")
-	f.StringVar(&verifier, "verifier", "lexical", "verifier backend: lexical or onnx")
-	f.StringVar(&weights, "weights", "", "lexical: weights file (default: the embedded weights)")
-	f.StringVar(&bopts.Model, "model", "", "onnx: model folder (model.onnx, tokenizer.json, config.json)")
-	f.StringVar(&bopts.Device, "device", "cpu", "onnx: cpu or cuda")
-	f.StringVar(&bopts.Runtime, "ort-lib", "", "onnx: path of libonnxruntime.so (default $ORT_LIB; make ort fetches one)")
+	passageFlags(f, &o.Passages)
 	f.IntVar(&o.K, "k", 5, "passages retrieved per claim")
 	f.IntVar(&o.BatchSize, "batch-size", 0, "claims per verifier call (default: the verifier's preference)")
 	f.IntVar(&o.Workers, "workers", 1, "concurrent verifier calls")
@@ -119,9 +84,115 @@ are written, each saying why).`,
 	f.Float64Var(&o.ECEThreshold, "ece-threshold", 0.10, "auto calibration applies when the raw 10-bin ECE exceeds this")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for calibration cross-fitting folds")
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
-	f.StringVar(&failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
-	f.BoolVar(&asJSON, "json", false, "print summary.json on stdout instead of tables")
-	return cmd
+	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
+	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
+	// Each backend declares its own options; cmd/audit knows none of them.
+	r.backends, r.bErr = addBackendFlags(f, r.e.backends)
+	if r.bErr == nil {
+		f.StringVar(&r.verifier, "verifier", "lexical", r.backends.help())
+	}
+}
+
+// check validates the flags before any work; every failure is exit 2.
+func (r *runCmd) check(cmd *cobra.Command) error {
+	if err := requireFlags(cmd, "corpus", "claims", "out"); err != nil {
+		return err
+	}
+	o := &r.o
+	switch o.Calibrate {
+	case audit.CalibrateAuto, audit.CalibrateOff:
+	case audit.CalibrateFixed:
+		if o.Temperature <= 0 {
+			return usageErrorf("--calibrate fixed needs --temperature > 0")
+		}
+	default:
+		return usageErrorf("--calibrate %q is not auto, off or fixed", o.Calibrate)
+	}
+	if err := o.Passages.Or(corpus.DefaultPassageSettings).Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	if o.K < 1 || o.Workers < 0 || o.BatchSize < 0 || o.AbstainBelow < 0 || o.AbstainBelow > 1 {
+		return usageErrorf("--k must be >= 1, --workers and --batch-size >= 0, --abstain-below in [0, 1]")
+	}
+	gates, err := reports.ParseGates(r.failOn)
+	if err != nil {
+		return usageErrorf("--fail-on: %v", err)
+	}
+	o.Gates = gates
+	return nil
+}
+
+func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
+	if r.bErr != nil {
+		return r.bErr
+	}
+	if err := r.check(cmd); err != nil {
+		return err
+	}
+	factory, err := r.backends.factory(r.verifier, cmd.Flags())
+	if err != nil {
+		return err
+	}
+	o := r.o
+	o.VerifierName = r.verifier
+	// The verifier is built once, by the pipeline, after the index is open
+	// (backends may use its statistics). A verifier that cannot load (bad
+	// weights, model folder, device) is a usage error.
+	o.NewVerifier = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) {
+		v, err := factory(adjudicate.Env{Stats: stats})
+		if err != nil {
+			return nil, &exitError{code: exitInput, err: err}
+		}
+		return v, nil
+	}
+	o.ToolVersion, o.Log = version(), r.e.log
+	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
+	o.Stage = newStages(r.e)
+	res, err := audit.Run(cmd.Context(), o)
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o))
+	}
+	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
+		return err
+	}
+	if o.Resume {
+		fmt.Fprintf(r.e.stderr, "--resume: %s reused from %s\n", plural(res.CacheHits, "cached verdict"), filepath.Join(o.OutDir, ".cache"))
+	}
+	if perr := printRunSummary(r.e, res, o, r.asJSON); perr != nil {
+		return perr
+	}
+	if err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	return gateError(res.Tables.Summary.Gates)
+}
+
+// interruptedMessage says what an interrupted run kept and the exact
+// command that picks up where it stopped.
+func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
+	args := []string{"audit", "run"}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Name != "resume" {
+			args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+		}
+	})
+	args = append(args, "--resume")
+	kept := "no records were written and no verdicts were kept (the run had no --resume)"
+	if o.Resume {
+		kept = "no records were written; the verdicts finished so far are kept in " + filepath.Join(o.OutDir, ".cache")
+	}
+	return fmt.Sprintf("interrupted: %s.\nTo continue (reusing cached verdicts from now on):\n  %s", kept, strings.Join(args, " "))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ',' || r == '=' || r == ':' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func printJSON(e *env, v any) error {
@@ -148,17 +219,20 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	if asJSON {
 		return printJSON(e, res.Tables.Summary)
 	}
-	fmt.Fprintf(e.stdout, "%d claims → %s (run %s)\n", res.Records, o.OutDir, res.RunID)
+	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", plural(res.Records, "claim"), o.OutDir, res.RunID)
 	if err := reports.PrintTables(e.stdout, &res.Tables.Summary); err != nil {
 		return err
 	}
-	total := 0.0
+	tm := res.Timings
 	var stages []string
-	for _, k := range []string{"validate_and_index", "retrieve_and_verify", "calibrate", "decide_and_write", "reports"} {
-		total += res.Elapsed[k].Seconds()
-		stages = append(stages, fmt.Sprintf("%s %.2fs", k, res.Elapsed[k].Seconds()))
+	for _, s := range []struct {
+		name string
+		d    reports.Seconds
+	}{{"validate", tm.Validate}, {"index", tm.Index}, {"retrieve_and_verify", tm.RetrieveAndVerify},
+		{"calibrate", tm.Calibrate}, {"decide_and_write", tm.DecideAndWrite}, {"reports", tm.Reports}} {
+		stages = append(stages, fmt.Sprintf("%s %.2fs", s.name, time.Duration(s.d).Seconds()))
 	}
-	busy := res.Elapsed["verify_busy"].Seconds()
+	total, busy := tm.Total().Seconds(), time.Duration(tm.VerifyBusy).Seconds()
 	fmt.Fprintf(e.stdout, "time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
 		float64(res.Records)/total, busy, 100*busy/total)
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,9 +12,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// validateCmd is `audit validate`.
+type validateCmd struct {
+	e                                           *env
+	corpusPath, spansPath, claimsPath, goldPath string
+	asJSON                                      bool
+}
+
 func newValidateCmd(e *env) *cobra.Command {
-	var corpusPath, spansPath, claimsPath, goldPath string
-	var asJSON bool
+	c := &validateCmd{e: e}
 	cmd := &cobra.Command{
 		Use:   "validate [--corpus F [--spans F]] [--claims F [--gold F]] [--json]",
 		Short: "Check corpus, span, claim and gold files against the formats; write nothing",
@@ -24,79 +31,74 @@ every defect as file:line:col: field: message on stderr, with a summary on stdou
 
 Exit status is 2 when any defect was found, 0 otherwise.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch {
-			case corpusPath == "" && claimsPath == "":
-				return usageErrorf("%s: give --corpus, --claims or both", cmd.CommandPath())
-			case spansPath != "" && corpusPath == "":
-				return usageErrorf("%s: --spans needs --corpus", cmd.CommandPath())
-			case goldPath != "" && claimsPath == "":
-				return usageErrorf("%s: --gold needs --claims", cmd.CommandPath())
-			}
-			v := corpus.NewValidator(corpus.LoadOptions{})
-			if corpusPath != "" {
-				if err := v.ReadFile(cmd.Context(), "corpus", corpusPath); err != nil {
-					return err
-				}
-			}
-			if spansPath != "" {
-				if err := v.ReadFile(cmd.Context(), "spans", spansPath); err != nil {
-					return err
-				}
-			}
-			cv := claims.NewValidator(false)
-			if claimsPath != "" {
-				if err := cv.ReadFile(cmd.Context(), "claims", claimsPath); err != nil {
-					return err
-				}
-			}
-			if goldPath != "" {
-				if err := cv.ReadFile(cmd.Context(), "gold", goldPath); err != nil {
-					return err
-				}
-			}
-			docs, spans := v.Counts()
-			nClaims, nGold := cv.Counts()
-			errs := &jsonl.ErrorList{}
-			for _, l := range []*jsonl.ErrorList{v.Errors(), cv.Errors()} {
-				errs.Errors = append(errs.Errors, l.Errors...)
-				errs.Total += l.Total
-			}
-			summary := validateSummary{Documents: docs, Spans: spans, Claims: nClaims, Gold: nGold, Labelled: len(cv.Gold())}
-			if asJSON {
-				if err := writeValidateJSON(e, v.Inputs(), summary, errs); err != nil {
-					return err
-				}
-				if errs.Total > 0 {
-					printErrorList(e.stderr, &jsonl.ErrorList{Total: errs.Total}, 0)
-					return &exitError{code: exitInput, err: errs, quiet: true}
-				}
-				return nil
-			}
-			for _, in := range v.Inputs() {
-				fmt.Fprintf(e.stdout, "%-7s %s: %d records, sha256 %s\n", in.Role, in.Path, in.Records, in.SHA256[:12])
-			}
-			if claimsPath != "" {
-				fmt.Fprintf(e.stdout, "%-7s %s: %d records\n", "claims", claimsPath, nClaims)
-			}
-			if goldPath != "" {
-				fmt.Fprintf(e.stdout, "%-7s %s: %d records\n", "gold", goldPath, nGold)
-			}
-			if errs.Total > 0 {
-				fmt.Fprintf(e.stdout, "INVALID: %d errors\n", errs.Total)
-				return errs
-			}
-			fmt.Fprintf(e.stdout, "OK: %s, no errors\n", summary)
-			return nil
-		},
+		RunE: c.run,
 	}
 	f := cmd.Flags()
-	f.StringVar(&corpusPath, "corpus", "", "corpus documents, JSONL")
-	f.StringVar(&spansPath, "spans", "", "evidence spans, JSONL")
-	f.StringVar(&claimsPath, "claims", "", "atomic claims, JSONL")
-	f.StringVar(&goldPath, "gold", "", "gold labels {claim_id, label}, JSONL")
-	f.BoolVar(&asJSON, "json", false, "print a JSON report on stdout instead of text")
+	f.StringVar(&c.corpusPath, "corpus", "", "corpus documents, JSONL")
+	f.StringVar(&c.spansPath, "spans", "", "evidence spans, JSONL")
+	f.StringVar(&c.claimsPath, "claims", "", "atomic claims, JSONL")
+	f.StringVar(&c.goldPath, "gold", "", "gold labels {claim_id, label}, JSONL")
+	f.BoolVar(&c.asJSON, "json", false, "print a JSON report on stdout instead of text")
 	return cmd
+}
+
+func (c *validateCmd) run(cmd *cobra.Command, _ []string) error {
+	switch {
+	case c.corpusPath == "" && c.claimsPath == "":
+		return usageErrorf("%s: give --corpus, --claims or both", cmd.CommandPath())
+	case c.spansPath != "" && c.corpusPath == "":
+		return usageErrorf("%s: --spans needs --corpus", cmd.CommandPath())
+	case c.goldPath != "" && c.claimsPath == "":
+		return usageErrorf("%s: --gold needs --claims", cmd.CommandPath())
+	}
+	ctx := cmd.Context()
+	v := corpus.NewValidator(corpus.LoadOptions{})
+	cv := claims.NewValidator(false)
+	for _, in := range []struct {
+		role, path string
+		read       func(context.Context, string, string) error
+	}{{"corpus", c.corpusPath, v.ReadFile}, {"spans", c.spansPath, v.ReadFile}, {"claims", c.claimsPath, cv.ReadFile}, {"gold", c.goldPath, cv.ReadFile}} {
+		if in.path == "" {
+			continue
+		}
+		if err := in.read(ctx, in.role, in.path); err != nil {
+			return err
+		}
+	}
+	docs, spans := v.Counts()
+	nClaims, nGold := cv.Counts()
+	errs := &jsonl.ErrorList{}
+	for _, l := range []*jsonl.ErrorList{v.Errors(), cv.Errors()} {
+		errs.Errors = append(errs.Errors, l.Errors...)
+		errs.Total += l.Total
+	}
+	summary := validateSummary{Documents: docs, Spans: spans, Claims: nClaims, Gold: nGold, Labelled: len(cv.Gold())}
+	if c.asJSON {
+		if err := writeValidateJSON(c.e, v.Inputs(), summary, errs); err != nil {
+			return err
+		}
+		if errs.Total > 0 {
+			printErrorList(c.e.stderr, &jsonl.ErrorList{Total: errs.Total}, 0)
+			return &exitError{code: exitInput, err: errs, quiet: true}
+		}
+		return nil
+	}
+	out := c.e.stdout
+	for _, in := range v.Inputs() {
+		fmt.Fprintf(out, "%-7s %s: %d records, sha256 %s\n", in.Role, in.Path, in.Records, in.SHA256[:12])
+	}
+	if c.claimsPath != "" {
+		fmt.Fprintf(out, "%-7s %s: %d records\n", "claims", c.claimsPath, nClaims)
+	}
+	if c.goldPath != "" {
+		fmt.Fprintf(out, "%-7s %s: %d records\n", "gold", c.goldPath, nGold)
+	}
+	if errs.Total > 0 {
+		fmt.Fprintf(out, "INVALID: %d errors\n", errs.Total)
+		return errs
+	}
+	fmt.Fprintf(out, "OK: %s, no errors\n", summary)
+	return nil
 }
 
 type jsonError struct {

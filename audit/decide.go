@@ -1,0 +1,133 @@
+package audit
+
+import (
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/reports"
+)
+
+// Abstain reasons.
+const (
+	ReasonNoEvidence    = "no_evidence"
+	ReasonWeakRetrieval = "weak_retrieval"
+	ReasonLowConfidence = "low_confidence"
+	ReasonError         = "error"
+)
+
+// decision is what the pipeline concludes about one verified claim at a
+// temperature. Decisions flow one way: verdict → decision → (outcome for
+// metrics, record for the file).
+type decision struct {
+	t      float64
+	scored bool       // the verifier answered (no error)
+	raw, p [3]float64 // probabilities at T = 1 and at t
+	pred   metrics.Class
+	reason string // why the claim is abstained; "" when answered
+}
+
+// decide applies the abstain policy: no evidence, weak retrieval, a
+// verifier error, or a confidence below --abstain-below.
+func (o *Options) decide(v verified, t float64) decision {
+	d := decision{t: t}
+	switch {
+	case v.Err != "":
+		d.reason = ReasonError
+	case len(v.Passages) == 0:
+		d.reason = ReasonNoEvidence
+	case !v.Passages[0].Cited && v.Passages[0].Score < o.MinRetrievalScore:
+		d.reason = ReasonWeakRetrieval
+	}
+	if v.Err != "" {
+		return d
+	}
+	d.scored = true
+	d.raw = metrics.Softmax(v.Verdict.Logits, 1)
+	d.p = metrics.Softmax(v.Verdict.Logits, t)
+	d.pred = metrics.Argmax(d.p)
+	if d.reason == "" && d.p[d.pred] < o.AbstainBelow {
+		d.reason = ReasonLowConfidence
+	}
+	return d
+}
+
+// outcome is what metrics need of the decision; reports.OutcomeOf gives
+// the same from the record (a test holds the two together).
+func (d decision) outcome(v verified) metrics.Outcome {
+	c := v.Claim
+	out := metrics.Outcome{Gold: metrics.Unknown, Abstained: d.reason != "", Type: c.Type, Source: c.SourceID,
+		Importance: c.Importance, LatencyMS: v.LatencyMS}
+	if i := c.Label.Index(); i >= 0 {
+		out.Gold = metrics.Class(i)
+	}
+	if d.scored {
+		out.Scored, out.Logits, out.Predicted = true, v.Verdict.Logits, d.pred
+	}
+	return out
+}
+
+// record is the claim's row of records.parquet.
+func (o *Options) record(v verified, d decision, out metrics.Outcome, runID string) reports.Record {
+	c := v.Claim
+	rec := reports.Record{ClaimID: c.ID, SourceID: c.SourceID, Text: c.Text, ClaimType: c.Type, Importance: c.Importance,
+		Temperature: d.t, Rationale: v.Verdict.Rationale, LatencyMS: v.LatencyMS, Verifier: o.VerifierName, RunID: runID,
+		Abstained: out.Abstained}
+	if c.Label.Valid() {
+		rec.GoldLabel = ptr(c.Label.String())
+	}
+	for _, p := range v.Passages {
+		e := reports.Evidence{DocID: p.DocID, Start: int64(p.Start), End: int64(p.End), Score: p.Score}
+		if p.SpanID != "" {
+			e.SpanID = ptr(p.SpanID)
+		}
+		rec.Evidence = append(rec.Evidence, e)
+	}
+	if v.Err != "" {
+		rec.Error = ptr(v.Err)
+		rec.Rationale = "adjudication failed: " + v.Err
+	}
+	if d.scored {
+		z := v.Verdict.Logits
+		rec.LogitSupported, rec.LogitUnsupp, rec.LogitInsuff = ptr(z[0]), ptr(z[1]), ptr(z[2])
+		rec.RawPSupported, rec.RawPUnsupp, rec.RawPInsuff = ptr(d.raw[0]), ptr(d.raw[1]), ptr(d.raw[2])
+		rec.PSupported, rec.PUnsupported, rec.PInsufficient = ptr(d.p[0]), ptr(d.p[1]), ptr(d.p[2])
+		rec.Confidence = ptr(d.p[d.pred])
+	}
+	if out.Abstained {
+		rec.AbstainReason = ptr(d.reason)
+	} else {
+		rec.PredictedLabel = ptr(label.Of(int(out.Predicted)).String())
+		if out.Gold != metrics.Unknown {
+			rec.Correct = ptr(out.Predicted == out.Gold)
+			rec.Tier1FA = out.Predicted == metrics.Supported && out.Gold != metrics.Supported
+			rec.Tier2FA = out.Predicted != metrics.Unsupported && out.Gold == metrics.Unsupported
+		}
+	}
+	rec.Action = action(out, rec.Confidence)
+	rec.Verdict = metrics.VerdictOf(out, d.t)
+	if c.Type == "numeric" || len(claims.FindNumbers(c.Text)) > 0 {
+		var facts []claims.Fact
+		for _, p := range v.Passages {
+			facts = append(facts, claims.FactsFromText(p.ID, p.Text)...)
+		}
+		nc := claims.VerifyNumeric(c.Text, facts, claims.MatchOptions{})
+		rec.NumericCheck, rec.NumericPolicy = ptr(nc.Status), ptr(nc.Policy)
+	}
+	return rec
+}
+
+// action is seed 004's decide_action for a post-hoc audit, where no
+// branches have been tried: supported → CONTINUE; unsupported with
+// confidence >= 0.7 → BRANCH (halt and regenerate), below → CONTINUE;
+// insufficient → BRANCH (look for better evidence); no decision → ABSTAIN.
+func action(o metrics.Outcome, conf *float64) string {
+	switch {
+	case o.Abstained:
+		return "ABSTAIN"
+	case o.Predicted == metrics.Unsupported && conf != nil && *conf >= 0.7:
+		return "BRANCH"
+	case o.Predicted == metrics.Insufficient:
+		return "BRANCH"
+	}
+	return "CONTINUE"
+}

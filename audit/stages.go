@@ -1,0 +1,245 @@
+package audit
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/reports"
+)
+
+// verified is what a claim carries from verification to its record.
+type verified struct {
+	Claim     claims.Claim         `json:"claim"`
+	Passages  []adjudicate.Passage `json:"passages"`
+	Verdict   adjudicate.Verdict   `json:"verdict"`
+	Err       string               `json:"err,omitempty"`
+	LatencyMS float64              `json:"latency_ms"`
+}
+
+// spool holds the verified claims on disk between verification and the
+// records, so memory does not grow with the number of claims.
+type spool struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func newSpool(dir string) (*spool, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	// A run killed part way leaves its spool behind; it is never reused.
+	if stale, _ := filepath.Glob(filepath.Join(dir, ".spool-*.jsonl")); len(stale) > 0 {
+		for _, f := range stale {
+			os.Remove(f)
+		}
+	}
+	f, err := os.CreateTemp(dir, ".spool-*.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	return &spool{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+func (s *spool) add(v verified) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	s.w.Write(b)
+	return s.w.WriteByte('\n')
+}
+
+// each reads the spool from the start, in claim order.
+func (s *spool) each(fn func(i int, v verified) error) error {
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("write spool: %w", err)
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bufio.NewReader(s.f))
+	for i := 0; ; i++ {
+		var v verified
+		if err := dec.Decode(&v); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("read spool: %w", err)
+		}
+		if err := fn(i, v); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *spool) remove() {
+	s.f.Close()
+	os.Remove(s.f.Name())
+}
+
+// retrieveAndVerify streams the claims through retrieval and the batch
+// scheduler into a spool, in input order; each claim travels with its
+// pair through the scheduler.
+func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*spool, error) {
+	sp, err := newSpool(o.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan adjudicate.Job[claims.Claim], 256)
+	readErr := make(chan error, 1)
+	go func() { readErr <- o.feed(ctx, ix, in.gold, jobs) }()
+	done := 0
+	err = adjudicate.Schedule(ctx, v, jobs, adjudicate.SchedulerOptions{BatchSize: o.BatchSize, Workers: o.Workers},
+		func(r adjudicate.Result[claims.Claim]) error {
+			s := verified{Claim: r.Item, Passages: r.Pair.Passages, Verdict: r.Verdict, LatencyMS: float64(r.Latency.Microseconds()) / 1000}
+			res.Timings.VerifyBusy += reports.Seconds(r.Latency)
+			if r.Err != nil {
+				s.Err = r.Err.Error()
+				res.Errors++
+			}
+			done++
+			o.Log.Debug("verified", "claim", r.Item.ID, "passages", len(r.Pair.Passages), "batch_tries", r.Tries,
+				"latency_ms", s.LatencyMS, "logits", r.Verdict.Logits, "err", s.Err)
+			if o.Progress != nil {
+				o.Progress(done, in.total)
+			}
+			return sp.add(s)
+		})
+	if err != nil {
+		cancel() // stop the feeder: nobody reads its channel any more
+	}
+	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
+		err = rerr
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil && done != in.total {
+		err = fmt.Errorf("internal: %d of %d claims adjudicated", done, in.total)
+	}
+	if err != nil {
+		sp.remove()
+		return nil, err
+	}
+	if c, ok := v.(interface{ Hits() int }); ok {
+		res.CacheHits = c.Hits()
+		o.Log.Info("verdict cache", "reused", res.CacheHits, "verified", in.total-res.CacheHits)
+	}
+	return sp, nil
+}
+
+// feed streams claims, retrieves their passages in parallel chunks (keeping
+// order) and sends each claim with its pair to the scheduler.
+func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.Label, jobs chan<- adjudicate.Job[claims.Claim]) error {
+	defer close(jobs)
+	r := Retriever{Index: ix.Index, K: o.K}
+	var chunk []claims.Claim
+	flush := func() error {
+		ps, err := r.Pairs(ctx, chunk, 0)
+		if err != nil {
+			return err
+		}
+		for i, p := range ps {
+			select {
+			case jobs <- adjudicate.Job[claims.Claim]{Pair: p, Item: chunk[i]}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		chunk = chunk[:0]
+		return nil
+	}
+	err := claims.Scan(ctx, o.ClaimsPath, gold, func(c claims.Claim) error {
+		chunk = append(chunk, c)
+		if len(chunk) == 64 {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	return err
+}
+
+// calibration is what the calibrate stage decided: the temperature the
+// records use and the before/after numbers.
+type calibration struct {
+	temperature float64
+	result      metrics.CalibrationResult
+}
+
+// calibrate fits or takes the temperature, on outcomes decided at T = 1.
+func (o *Options) calibrate(sp *spool) (calibration, error) {
+	var prelim []metrics.Outcome
+	err := sp.each(func(_ int, v verified) error {
+		prelim = append(prelim, o.decide(v, 1).outcome(v))
+		return nil
+	})
+	if err != nil {
+		return calibration{}, err
+	}
+	var c calibration
+	switch o.Calibrate {
+	case CalibrateOff:
+		c.result = metrics.CalibrationResult{Temperature: 1, Before: metrics.Calibration(prelim, 1)}
+		c.result.After = c.result.Before
+	case CalibrateFixed:
+		c.result = metrics.CalibrationResult{Applied: true, Temperature: o.Temperature,
+			Before: metrics.Calibration(prelim, 1), After: metrics.Calibration(prelim, o.Temperature)}
+	default:
+		c.result = metrics.Calibrate(prelim, metrics.CalibrateOptions{Threshold: o.ECEThreshold, Seed: o.Seed})
+	}
+	c.temperature = c.result.Temperature
+	return c, nil
+}
+
+// writeRecords decides every claim at its temperature and writes
+// records.parquet; the metrics outcomes come from the same decisions.
+func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, res *Result) ([]metrics.Outcome, error) {
+	w, err := reports.NewParquetWriter[reports.Record](filepath.Join(o.OutDir, "records.parquet"), reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion})
+	if err != nil {
+		return nil, err
+	}
+	var outs []metrics.Outcome
+	err = sp.each(func(_ int, v verified) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d := o.decide(v, cal.temperature)
+		if d.reason != "" {
+			res.Abstained++
+		}
+		out := d.outcome(v)
+		outs = append(outs, out)
+		res.Records++
+		return w.Write(o.record(v, d, out, res.RunID))
+	})
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return outs, w.Close()
+}
+
+// writeReports computes every report file from the run's outcomes and
+// writes them, with the manifest.
+func (o *Options) writeReports(in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*reports.Tables, error) {
+	t, err := reports.Compute(reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
+		Temperature: res.Temperature, Calibration: res.Calibration, Seed: o.Seed, Manifest: o.manifest(in, ix, v, res)})
+	if err != nil {
+		return nil, err
+	}
+	t.Summary.Gates = reports.Check(o.Gates, t.Summary.Metrics)
+	return t, t.Write(o.OutDir)
+}

@@ -1,0 +1,104 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// ManifestVersion numbers manifest.json's layout. 2: typed settings with
+// the index's passage settings, and one timing per stage (validate and index
+// apart) instead of version 1's validate_and_index.
+const ManifestVersion = 2
+
+// Manifest is manifest.json: the audit trail of a run (inputs and their
+// hashes, settings, verifier, counts, per-stage timings).
+type Manifest struct {
+	RunID           string        `json:"run_id"`
+	ToolVersion     string        `json:"tool_version"`
+	SchemaVersion   string        `json:"schema_version"`
+	ManifestVersion int           `json:"manifest_version"`
+	WrittenAt       string        `json:"written_at"`
+	MadeBy          string        `json:"made_by"` // "audit run" or "audit report"
+	Inputs          []InputFile   `json:"inputs,omitempty"`
+	Records         []string      `json:"records,omitempty"` // audit report: the records files read
+	Settings        *RunSettings  `json:"settings,omitempty"`
+	Verifier        *VerifierInfo `json:"verifier,omitempty"`
+	Counts          ManifestCount `json:"counts"`
+	Timings         *Timings      `json:"timings_seconds,omitempty"`
+}
+
+// InputFile is one input of a run.
+type InputFile struct {
+	Role   string `json:"role"` // corpus, spans, claims, gold
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// RunSettings are the settings a run's records depend on.
+type RunSettings struct {
+	K                 int     `json:"k"`
+	BatchSize         int     `json:"batch_size"`
+	Workers           int     `json:"workers"`
+	AbstainBelow      float64 `json:"abstain_below"`
+	MinRetrievalScore float64 `json:"min_retrieval_score"`
+	Calibrate         string  `json:"calibrate"`
+	Temperature       float64 `json:"temperature"`
+	ECEThreshold      float64 `json:"ece_threshold"`
+	Seed              uint64  `json:"seed"`
+	Resume            bool    `json:"resume"`
+	Index             string  `json:"index"`
+	// Passages are the index's passage settings (window sentences, stride,
+	// longest window), read from the index's own manifest.
+	Passages any `json:"passages"`
+}
+
+// VerifierInfo names the verifier and its version (model, weights).
+type VerifierInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ManifestCount are a run's counts.
+type ManifestCount struct {
+	Claims    int `json:"claims"`
+	Abstained int `json:"abstained"`
+	Errors    int `json:"errors"`
+}
+
+// Timings are a run's stage durations, written in seconds.
+type Timings struct {
+	Validate          Seconds `json:"validate"`
+	Index             Seconds `json:"index"`
+	RetrieveAndVerify Seconds `json:"retrieve_and_verify"`
+	// VerifyBusy is the time the verifier spent in Verify, summed over
+	// workers: within RetrieveAndVerify, not beside it.
+	VerifyBusy     Seconds `json:"verify_busy"`
+	Calibrate      Seconds `json:"calibrate"`
+	DecideAndWrite Seconds `json:"decide_and_write"`
+	Reports        Seconds `json:"reports"`
+}
+
+// Total is the wall time of the stages (VerifyBusy overlaps them).
+func (t Timings) Total() time.Duration {
+	return time.Duration(t.Validate + t.Index + t.RetrieveAndVerify + t.Calibrate + t.DecideAndWrite + t.Reports)
+}
+
+// Seconds is a duration that marshals as seconds.
+type Seconds time.Duration
+
+// MarshalJSON writes the duration in seconds.
+func (s Seconds) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, time.Duration(s).Seconds(), 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads seconds.
+func (s *Seconds) UnmarshalJSON(b []byte) error {
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("seconds: %w", err)
+	}
+	*s = Seconds(v * float64(time.Second))
+	return nil
+}
