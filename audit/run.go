@@ -49,6 +49,7 @@ type Options struct {
 	Temperature       float64 // for fixed
 	ECEThreshold      float64 // default 0.10
 	Seed              uint64  // calibration folds
+	SourceSlices      int     // reports: sources with their own slice (0: metrics.DefaultMaxSourceSlices, -1: all)
 	Resume            bool    // reuse verdicts cached in OutDir/.cache
 	MaxErrorRate      float64 // adjudication errors above this share of claims fail the run; default 0.01
 	ToolVersion       string

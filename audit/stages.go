@@ -236,7 +236,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 // writes them, with the manifest.
 func (o *Options) writeReports(in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*reports.Tables, error) {
 	t, err := reports.Compute(reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperature: res.Temperature, Calibration: res.Calibration, Seed: o.Seed, Manifest: o.manifest(in, ix, v, res)})
+		Temperature: res.Temperature, Calibration: res.Calibration, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, Manifest: o.manifest(in, ix, v, res)})
 	if err != nil {
 		return nil, err
 	}

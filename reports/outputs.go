@@ -68,6 +68,10 @@ type Input struct {
 	Calibration metrics.CalibrationResult
 	Seed        uint64 // bootstrap
 	Resamples   int    // bootstrap; default 1000
+	// MaxSourceSlices: sources with a slice of their own (the largest;
+	// the rest pooled in metrics.OtherSources); 0: the default cap, -1:
+	// every source.
+	MaxSourceSlices int
 	// Manifest is written as manifest.json (inputs, settings, timings);
 	// Write fills its ids, versions and time.
 	Manifest Manifest
@@ -118,16 +122,20 @@ func Compute(in Input) (*Tables, error) {
 		name string
 		temp float64
 	}{{StageRaw, 1}, {StageCalibrated, in.Temperature}}
-	for _, sl := range metrics.Slices(in.Outcomes) {
+	for _, sl := range metrics.SlicesWith(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}) {
 		outs := sl.Pick(in.Outcomes)
 		for _, st := range stages {
 			m, err := metrics.Headline(outs, st.temp)
 			if err != nil {
 				return nil, err
 			}
-			ci, err := metrics.Bootstrap(outs, st.temp, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed})
-			if err != nil {
-				return nil, err
+			// Intervals for "all" always; for a smaller slice only from
+			// metrics.MinBootstrapClaims claims up (null below).
+			var ci map[string]metrics.Interval
+			if sl.Name == "all" || len(outs) >= metrics.MinBootstrapClaims {
+				if ci, err = metrics.Bootstrap(outs, st.temp, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed}); err != nil {
+					return nil, err
+				}
 			}
 			for _, x := range m {
 				row := MetricRow{RunID: in.RunID, Metric: x.Name, Slice: sl.Name, Stage: st.name, Value: fp(x.Value)}

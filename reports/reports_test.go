@@ -3,12 +3,14 @@ package reports
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -214,4 +216,41 @@ func TestSummaryHasHeadlineAndIntervals(t *testing.T) {
 	assert.False(t, math.IsNaN(s.Metrics["accuracy"]))
 	assert.Contains(t, s.Slices, "type=numeric")
 	assert.Contains(t, s.Slices, "source=a")
+}
+
+// A run with a source per few claims: the source slices are capped (the
+// rest pooled), slices under the floor get null intervals, and "all" — the
+// summary and the gates — is what it is with a single source.
+func TestManySourcesAreCappedAndSmallSlicesHaveNoIntervals(t *testing.T) {
+	many := outcomes(600, 2)
+	one := outcomes(600, 2)
+	for i := range many {
+		many[i].Source = fmt.Sprintf("src%04d", i/3)
+		one[i].Source = "only"
+	}
+	in := Input{RunID: "r", Temperature: 1.3, Seed: 1, Resamples: 100}
+	in.Outcomes = many
+	tm, err := Compute(in)
+	require.NoError(t, err)
+	in.Outcomes = one
+	to, err := Compute(in)
+	require.NoError(t, err)
+	assert.Equal(t, to.Summary.Metrics, tm.Summary.Metrics)
+	assert.Equal(t, to.Summary.Intervals, tm.Summary.Intervals)
+
+	sources := map[string]bool{}
+	for _, r := range tm.Metrics {
+		if strings.HasPrefix(r.Slice, "source=") {
+			sources[r.Slice] = true
+		}
+		if r.Slice == metrics.OtherSources && r.Metric == "accuracy" {
+			assert.NotNil(t, r.CILow, "the pooled slice is large enough for intervals")
+		}
+		if strings.HasPrefix(r.Slice, "source=src") {
+			assert.Nil(t, r.CILow, "%s has 3 claims, under the floor: no interval", r.Slice)
+			assert.Nil(t, r.CIHigh)
+		}
+	}
+	assert.Len(t, sources, metrics.DefaultMaxSourceSlices+1)
+	assert.Contains(t, sources, metrics.OtherSources)
 }

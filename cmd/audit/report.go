@@ -12,6 +12,7 @@ import (
 func newReportCmd(e *env) *cobra.Command {
 	var out, failOn string
 	var seed uint64
+	sourceSlices := metrics.DefaultMaxSourceSlices
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "report --records F [--records F ...] --out DIR [--fail-on EXPR]",
@@ -56,7 +57,7 @@ writes, with the same values when --seed matches the run's (it seeds the bootstr
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			t, err := reports.Compute(reports.Input{RunID: runID, ToolVersion: version(), Outcomes: outs, Temperature: temp, Seed: seed,
+			t, err := reports.Compute(reports.Input{RunID: runID, ToolVersion: version(), Outcomes: outs, Temperature: temp, Seed: seed, MaxSourceSlices: sourceSlices,
 				Calibration: metrics.CalibrationResult{Applied: temp != 1, Temperature: temp},
 				Manifest:    reports.Manifest{Records: files, MadeBy: "audit report", Counts: reports.ManifestCount{Claims: len(outs)}}})
 			if err != nil {
@@ -81,6 +82,12 @@ writes, with the same values when --seed matches the run's (it seeds the bootstr
 	f.StringVar(&out, "out", "", "output folder (required)")
 	f.StringVar(&failOn, "fail-on", "", "gates, as for audit run")
 	f.Uint64Var(&seed, "seed", 1, "bootstrap seed (the run's --seed reproduces its intervals)")
+	f.IntVar(&sourceSlices, "source-slices", metrics.DefaultMaxSourceSlices, sourceSlicesHelp)
 	f.BoolVar(&asJSON, "json", false, "print summary.json on stdout instead of tables")
 	return cmd
 }
+
+// sourceSlicesHelp is shared by run and report, which must agree for a
+// report to reproduce a run's files.
+var sourceSlicesHelp = fmt.Sprintf("sources with a slice of their own in the reports: the N with most claims, the rest pooled as %q; -1 for every source (slices under %d claims get no intervals)",
+	metrics.OtherSources, metrics.MinBootstrapClaims)

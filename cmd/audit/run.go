@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/metrics"
 	"path/filepath"
 	"strings"
 	"time"
@@ -83,6 +84,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.Float64Var(&o.Temperature, "temperature", 0, "the temperature for --calibrate fixed")
 	f.Float64Var(&o.ECEThreshold, "ece-threshold", 0.10, "auto calibration applies when the raw 10-bin ECE exceeds this")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for calibration cross-fitting folds")
+	f.IntVar(&o.SourceSlices, "source-slices", metrics.DefaultMaxSourceSlices, sourceSlicesHelp)
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
