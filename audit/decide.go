@@ -67,7 +67,7 @@ func (d decision) outcome(v verified) metrics.Outcome {
 }
 
 // record is the claim's row of records.parquet.
-func (o *Options) record(v verified, d decision, out metrics.Outcome, runID string) reports.Record {
+func (o *Options) record(v verified, d decision, out metrics.Outcome, runID string, fc *factCache) reports.Record {
 	c := v.Claim
 	rec := reports.Record{ClaimID: c.ID, SourceID: c.SourceID, Text: c.Text, ClaimType: c.Type, Importance: c.Importance,
 		Temperature: d.t, Rationale: v.Verdict.Rationale, LatencyMS: v.LatencyMS, Verifier: o.VerifierName, RunID: runID,
@@ -108,7 +108,7 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	if c.Type == "numeric" || len(claims.FindNumbers(c.Text)) > 0 {
 		var facts []claims.Fact
 		for _, p := range v.Passages {
-			facts = append(facts, claims.FactsFromText(p.ID, p.Text)...)
+			facts = append(facts, fc.facts(p.ID, p.Text)...)
 		}
 		nc := claims.VerifyNumeric(c.Text, facts, claims.MatchOptions{})
 		rec.NumericCheck, rec.NumericPolicy = ptr(nc.Status), ptr(nc.Policy)
@@ -130,4 +130,34 @@ func action(o metrics.Outcome, conf *float64) string {
 		return "BRANCH"
 	}
 	return "CONTINUE"
+}
+
+// factCache keeps the numeric facts of passages already read: a run
+// retrieves the same passages for many claims. Keyed by passage id (one
+// index per run); two generations of at most half the capacity each bound
+// its memory. A nil cache reads every time.
+type factCache struct {
+	half      int
+	cur, prev map[string][]claims.Fact
+}
+
+func newFactCache(capacity int) *factCache {
+	return &factCache{half: max(1, capacity/2), cur: map[string][]claims.Fact{}}
+}
+
+func (c *factCache) facts(id, text string) []claims.Fact {
+	if c == nil {
+		return claims.FactsFromText(id, text)
+	}
+	f, ok := c.cur[id]
+	if !ok {
+		if f, ok = c.prev[id]; !ok {
+			f = claims.FactsFromText(id, text)
+		}
+		if len(c.cur) >= c.half {
+			c.prev, c.cur = c.cur, make(map[string][]claims.Fact, c.half)
+		}
+		c.cur[id] = f
+	}
+	return f
 }

@@ -212,6 +212,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		return nil, err
 	}
 	var outs []metrics.Outcome
+	fc := newFactCache(20000)
 	err = sp.each(func(_ int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -223,7 +224,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		out := d.outcome(v)
 		outs = append(outs, out)
 		res.Records++
-		return w.Write(o.record(v, d, out, res.RunID))
+		return w.Write(o.record(v, d, out, res.RunID, fc))
 	})
 	if err != nil {
 		w.Abort()
