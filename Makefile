@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval interop ort demo demo-data weights fuzz clean
+.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval bench-tokenizer interop ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -17,11 +17,11 @@ build:
 
 ## test: the whole suite (the README's test command; CI runs it). The onnx
 ## backend's tests need ONNX Runtime: `make ort` fetches it first.
-test: ort
-	ORT_LIB=$(ORT_LIB) $(GO) test -count=1 ./...
+test: ort tokenizer-ref
+	ORT_LIB=$(ORT_LIB) TOKENIZER_REF=$(TOKENIZER_REF) $(GO) test -count=1 ./...
 
-race: ort
-	ORT_LIB=$(ORT_LIB) $(GO) test -race -count=1 ./...
+race: ort tokenizer-ref
+	ORT_LIB=$(ORT_LIB) TOKENIZER_REF=$(TOKENIZER_REF) $(GO) test -race -count=1 ./...
 
 $(STATICCHECK):
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(strip $(STATICCHECK_VERSION))
@@ -114,19 +114,98 @@ $(ORT_DIR)/libonnxruntime.so.1:
 	mv $(ORT_DIR)/pack/package/bin/napi-v6/linux/x64/libonnxruntime.so.1 $@.tmp && mv $@.tmp $@
 	rm -rf $(ORT_DIR)/pack
 
+## ort-cuda: ONNX Runtime with its CUDA execution provider for --device cuda, in
+## .cache/onnxruntime-cuda (ORT_LIB=.cache/onnxruntime-cuda/libonnxruntime.so.1):
+## the core library of onnxruntime-node 1.29.0 and the provider libraries of the
+## same ONNX Runtime version from the npm package
+## com.github.asus4.onnxruntime.linux-x64-gpu 0.4.9. The host needs an NVIDIA GPU
+## with the CUDA 13 runtime, cuBLAS and cuDNN. Not part of make test.
+ORT_CUDA_DIR := $(CURDIR)/.cache/onnxruntime-cuda
+ort-cuda: $(ORT_CUDA_DIR)/libonnxruntime_providers_cuda.so
+$(ORT_CUDA_DIR)/libonnxruntime_providers_cuda.so:
+	rm -rf $(ORT_CUDA_DIR)/pack && mkdir -p $(ORT_CUDA_DIR)/pack
+	cd $(ORT_CUDA_DIR)/pack && npm pack --silent onnxruntime-node@1.29.0 com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9 > /dev/null
+	tar -xzf $(ORT_CUDA_DIR)/pack/onnxruntime-node-1.29.0.tgz -C $(ORT_CUDA_DIR)/pack package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+	mv $(ORT_CUDA_DIR)/pack/package/bin/napi-v6/linux/x64/libonnxruntime.so.1 $(ORT_CUDA_DIR)/
+	tar -xzf $(ORT_CUDA_DIR)/pack/com.github.asus4.onnxruntime.linux-x64-gpu-0.4.9.tgz -C $(ORT_CUDA_DIR)/pack \
+	  package/Plugins/Linux/x64/libonnxruntime_providers_shared.so package/Plugins/Linux/x64/libonnxruntime_providers_cuda.so
+	mv $(ORT_CUDA_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime_providers_shared.so $(ORT_CUDA_DIR)/
+	mv $(ORT_CUDA_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime_providers_cuda.so $@.tmp && mv $@.tmp $@
+	rm -rf $(ORT_CUDA_DIR)/pack
+
+## tokenizer-ref: the Hugging Face tokenizers library (npm package tokenizers,
+## Rust with a native Node binding) in .cache/, and its encodings of the hard
+## strings and pairs the Go tokenizer package's test compares id for id.
+## REF_DATA=DIR... adds the first claims of each data folder (corpus.jsonl,
+## claims.jsonl) to the pairs.
+TOKENIZERS_VERSION := 0.23.2
+TOKENIZERS_NPM := $(CURDIR)/.cache/tokenizers-npm
+TOKENIZERS_MOD := $(TOKENIZERS_NPM)/node_modules/tokenizers/package.json
+TOKENIZER_REF  ?= $(CURDIR)/.cache/tokenizer-ref/reference.jsonl
+TOK_TESTDATA   := adjudicate/onnx/tokenizer/testdata
+TOK_FILES      := $(addprefix $(TOK_TESTDATA)/,wordpiece.json wordpiece_cased.json bpe.json unigram.json unigram_xlmr.json) \
+                  adjudicate/onnx/testdata/tiny/tokenizer.json
+$(TOKENIZERS_MOD):
+	mkdir -p $(TOKENIZERS_NPM)
+	cd $(TOKENIZERS_NPM) && npm install --no-audit --no-fund --no-save --loglevel=error tokenizers@$(TOKENIZERS_VERSION)
+tokenizer-ref: $(TOKENIZER_REF)
+$(TOKENIZER_REF): $(TOKENIZERS_MOD) $(TOK_FILES) $(TOK_TESTDATA)/strings.json $(TOK_TESTDATA)/reference.cjs
+	mkdir -p $(dir $@)
+	NODE_PATH=$(TOKENIZERS_NPM)/node_modules node $(TOK_TESTDATA)/reference.cjs $@.tmp $(TOK_FILES) $(foreach d,$(REF_DATA),--data $(d))
+	mv $@.tmp $@
+
+## tokenizer-fixtures: retrain the small tokenizer.json files (the library's own trainers)
+tokenizer-fixtures: $(TOKENIZERS_MOD)
+	NODE_PATH=$(TOKENIZERS_NPM)/node_modules node $(TOK_TESTDATA)/make_tokenizers.cjs
+
+## bench-tokenizer: pairs/s of tokenisation alone, the Rust library and the Go
+## package on the same pairs (demo claims with their cited documents), one core
+## and all cores, in one run
+bench-tokenizer: $(TOKENIZERS_MOD)
+	NODE_PATH=$(TOKENIZERS_NPM)/node_modules node $(TOK_TESTDATA)/reference.cjs /dev/null $(TOK_FILES) --bench $(foreach d,$(REF_DATA),--data $(d))
+	$(GO) test ./adjudicate/onnx/tokenizer -run '^$$' -bench 'EncodePairs' -cpu 1,$$(nproc) -benchtime 2s
+
 ## interop: read a demo run's Parquet with DuckDB (@duckdb/node-api from npm, which
 ## ships its own native binary), an independent reader, and check counts and sums
 interop: demo
 	cd interop && npm install --no-audit --no-fund --loglevel=error
 	node interop/check.mjs $(DEMO_OUT)
 
-## weights: rebuild the lexical verifier's embedded weights, byte for byte, from a
-## generated training split (seed 101; the demo uses 2026 and benchmarks 202)
-WEIGHTS_DATA := .cache/weights-data
-weights:
-	$(GO) run ./cmd/audit gen --out $(WEIGHTS_DATA) --claims 6000 --docs 2000 --seed 101
-	$(GO) run ./cmd/audit train --corpus $(WEIGHTS_DATA)/corpus.jsonl --spans $(WEIGHTS_DATA)/spans.jsonl \
-	  --claims $(WEIGHTS_DATA)/claims.jsonl --gold $(WEIGHTS_DATA)/gold.jsonl --out adjudicate/lexical/weights.json
+## Real labelled sets (SufficientFacts, Fool Me Twice, Citation-Integrity, Check-COVID) in
+## the harness formats, one folder each under DATA. They are not part of the project (a
+## fresh clone has none): give their folder as DATA=...; without it the targets say so.
+DATA          ?=
+REAL_SETS     := sufficient_facts fm2 citint_train checkcovid_train
+LEXICAL       := .cache/lexical
+GENERATED_SET := $(LEXICAL)/generated
+TRAIN_SETS     = --set $(GENERATED_SET) $(foreach s,$(REAL_SETS),--set $(DATA)/$(s))
+HAVE_DATA      = ( test -n "$(DATA)" && $(foreach s,$(REAL_SETS),test -f $(DATA)/$(s)/claims.jsonl &&) true )
+
+# the generated training set (seed 101; the demo uses 2026 and benchmarks 202)
+$(GENERATED_SET)/claims.jsonl: build
+	$(BIN)/audit gen --out $(GENERATED_SET) --claims 6000 --docs 2000 --seed 101 > /dev/null
+
+## eval-real: the lexical verifier's leave-one-set-out table (train on every set but one,
+## the generated set included, test on the one left out); skipped without DATA
+eval-real: build
+	@if ! $(HAVE_DATA); then echo "eval-real: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
+	$(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
+	$(BIN)/audit train --leave-one-out --index $(LEXICAL)/index $(TRAIN_SETS)
+
+## weights: rebuild the lexical verifier's embedded weights, byte for byte, from the
+## generated set and the four real sets (fails without DATA: the weights need them)
+weights: build
+	@if ! $(HAVE_DATA); then echo "weights: the embedded weights are trained on the real sets too: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
+	$(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl
+	$(BIN)/audit train $(TRAIN_SETS) --out adjudicate/lexical/weights.json
+
+## weights-check: retrain from scratch (fresh indexes) and compare with the committed
+## weights byte for byte; skipped without DATA
+weights-check: build
+	@if ! $(HAVE_DATA); then echo "weights-check: skipped: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
+	rm -rf $(GENERATED_SET) && $(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
+	$(BIN)/audit train $(TRAIN_SETS) --out $(LEXICAL)/weights.json && \
+	cmp $(LEXICAL)/weights.json adjudicate/lexical/weights.json && echo "weights-check: identical to the committed weights"
 
 ## demo-data: regenerate the committed demo set (seed 2026; weights use other seeds)
 demo-data:

@@ -43,6 +43,19 @@ type Verdict struct {
 	Logits    [3]float64
 	Passage   int
 	Rationale string
+	// HardLabel marks logits that encode a label but no probabilities (an
+	// LLM judge whose server returned no logprobs): calibration metrics do
+	// not apply to such verdicts.
+	HardLabel bool `json:",omitempty"`
+	// Usage is what a remote judge spent on the verdict; zero for models
+	// that count no tokens.
+	Usage Usage `json:",omitzero"`
+}
+
+// Usage counts a judge's tokens for one verdict.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
 }
 
 // Verifier labels claims against their evidence. Verify returns one verdict

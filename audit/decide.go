@@ -24,6 +24,12 @@ type decision struct {
 	raw, p [3]float64 // probabilities at T = 1 and at t
 	pred   metrics.Class
 	reason string // why the claim is abstained; "" when answered
+
+	// Set by withNumeric: the claim's numeric check (nil when it states no
+	// number), the verifier's own label and the rule that set pred.
+	numeric      *claims.NumericCheck
+	verifierPred metrics.Class
+	rule         string
 }
 
 // decide applies the abstain policy: no evidence, weak retrieval, a
@@ -51,11 +57,43 @@ func (o *Options) decide(v verified, t float64) decision {
 	return d
 }
 
+// withNumeric checks the claim's number against the retrieved passages
+// under --numeric-policy and lets the check bear on the label as
+// --numeric-effect says (claims.DecideNumeric): with override a mismatch
+// makes the claim unsupported, and a verified number turns the verifier's
+// unsupported into insufficient. Abstentions stand.
+func (o *Options) withNumeric(v verified, d decision, fc *factCache) decision {
+	d.verifierPred, d.rule = d.pred, claims.RuleVerifier
+	c := v.Claim
+	if c.Type != "numeric" && len(claims.FindNumbers(c.Text)) == 0 {
+		return d
+	}
+	var facts []claims.Fact
+	for _, p := range v.Passages {
+		facts = append(facts, fc.facts(p.ID, p.Text)...)
+	}
+	nc := claims.VerifyNumeric(c.Text, facts, claims.MatchOptions{Policy: o.NumericPolicy})
+	d.numeric = &nc
+	if !d.scored {
+		return d
+	}
+	var verifier claims.Label
+	if d.reason == "" {
+		verifier = label.Of(int(d.pred))
+	}
+	ld := claims.DecideNumeric(verifier, &nc, o.NumericEffect)
+	if ld.Changed {
+		d.pred = metrics.Class(ld.Label.Index())
+	}
+	d.rule = ld.Rule
+	return d
+}
+
 // outcome is what metrics need of the decision; reports.OutcomeOf gives
 // the same from the record (a test holds the two together).
 func (d decision) outcome(v verified) metrics.Outcome {
 	c := v.Claim
-	out := metrics.Outcome{Gold: metrics.Unknown, Abstained: d.reason != "", Type: c.Type, Source: c.SourceID,
+	out := metrics.Outcome{ID: c.ID, Gold: metrics.Unknown, Abstained: d.reason != "", Type: c.Type, Source: c.SourceID,
 		Importance: c.Importance, LatencyMS: v.LatencyMS}
 	if i := c.Label.Index(); i >= 0 {
 		out.Gold = metrics.Class(i)
@@ -67,7 +105,7 @@ func (d decision) outcome(v verified) metrics.Outcome {
 }
 
 // record is the claim's row of records.parquet.
-func (o *Options) record(v verified, d decision, out metrics.Outcome, runID string, fc *factCache) reports.Record {
+func (o *Options) record(v verified, d decision, out metrics.Outcome, runID string) reports.Record {
 	c := v.Claim
 	rec := reports.Record{ClaimID: c.ID, SourceID: c.SourceID, Text: c.Text, ClaimType: c.Type, Importance: c.Importance,
 		Temperature: d.t, Rationale: v.Verdict.Rationale, LatencyMS: v.LatencyMS, Verifier: o.VerifierName, RunID: runID,
@@ -97,6 +135,10 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 		rec.AbstainReason = ptr(d.reason)
 	} else {
 		rec.PredictedLabel = ptr(label.Of(int(out.Predicted)).String())
+		rec.VerifierLabel = ptr(label.Of(int(d.verifierPred)).String())
+		if d.rule != "" {
+			rec.DecidedBy = ptr(d.rule)
+		}
 		if out.Gold != metrics.Unknown {
 			rec.Correct = ptr(out.Predicted == out.Gold)
 			rec.Tier1FA = out.Predicted == metrics.Supported && out.Gold != metrics.Supported
@@ -105,13 +147,21 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	}
 	rec.Action = action(out, rec.Confidence)
 	rec.Verdict = metrics.VerdictOf(out, d.t)
-	if c.Type == "numeric" || len(claims.FindNumbers(c.Text)) > 0 {
-		var facts []claims.Fact
-		for _, p := range v.Passages {
-			facts = append(facts, fc.facts(p.ID, p.Text)...)
+	if nc := d.numeric; nc != nil {
+		rec.NumericCheck, rec.NumericPolicy, rec.NumericReason = ptr(nc.Status), ptr(nc.Policy), ptr(nc.Reason)
+		f := nc.Fact
+		if f == nil {
+			f = nc.Nearest
 		}
-		nc := claims.VerifyNumeric(c.Text, facts, claims.MatchOptions{})
-		rec.NumericCheck, rec.NumericPolicy = ptr(nc.Status), ptr(nc.Policy)
+		if f != nil {
+			rec.NumericFactID, rec.NumericFactValue = ptr(f.ID), ptr(f.Value)
+			if f.Unit != "" {
+				rec.NumericFactUnit = ptr(f.Unit)
+			}
+			if len(f.Years) > 0 {
+				rec.NumericFactYear = ptr(int64(f.Years[0]))
+			}
+		}
 	}
 	return rec
 }

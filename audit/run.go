@@ -47,13 +47,24 @@ type Options struct {
 	MinRetrievalScore float64 // abstain when the best uncited passage scores below
 	Calibrate         string  // auto, off or fixed
 	Temperature       float64 // for fixed
+	TemperatureFrom   string  // where a fixed T came from (a previous run's folder), for the manifest
 	ECEThreshold      float64 // default 0.10
 	Seed              uint64  // calibration folds
 	SourceSlices      int     // reports: sources with their own slice (0: metrics.DefaultMaxSourceSlices, -1: all)
+	Folds             int     // cross-fitting folds; default metrics.DefaultFolds
+	MinCalibration    int     // fewest labelled claims to fit a temperature on; default metrics.DefaultMinCalibration
 	Resume            bool    // reuse verdicts cached in OutDir/.cache
 	MaxErrorRate      float64 // adjudication errors above this share of claims fail the run; default 0.01
-	ToolVersion       string
-	Gates             []reports.Gate // --fail-on: checked on the whole run, calibrated stage
+
+	// NumericPolicy decides whether a retrieved passage's number agrees
+	// with a claim's (claims.MatchOptions.Policy): default auto.
+	NumericPolicy string
+	// NumericEffect is how the numeric check bears on the label: none,
+	// flag (default) or override (claims.DecideNumeric).
+	NumericEffect claims.NumericEffect
+
+	ToolVersion string
+	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 
 	Progress func(done, total int)
 	// Stage, when set, is told when each stage begins (done false) and
@@ -69,11 +80,15 @@ type Result struct {
 	Errors      int
 	Abstained   int
 	Calibration metrics.CalibrationResult
-	Temperature float64
-	Outcomes    []metrics.Outcome
-	Timings     reports.Timings
-	Tables      *reports.Tables
-	CacheHits   int // verdicts reused from the --resume cache
+	// Temperature is the full-data T when scaling was applied (what claims
+	// without gold got, and what a later run reuses), the fixed T, or 1;
+	// Temperatures holds each claim's own (nil: 1 for all).
+	Temperature  float64
+	Temperatures []float64
+	Outcomes     []metrics.Outcome
+	Timings      reports.Timings
+	Tables       *reports.Tables
+	CacheHits    int // verdicts reused from the --resume cache
 }
 
 // ErrTooManyErrors fails a run whose adjudication errors exceed the bound;
@@ -112,7 +127,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Calibration, res.Temperature = cal.result, cal.temperature
+	res.Calibration, res.Temperature, res.Temperatures = cal.result, cal.result.Temperature, cal.temps
 	res.Outcomes, err = timed(st, "decide_and_write", &tm.DecideAndWrite, func() ([]metrics.Outcome, error) { return o.writeRecords(ctx, sp, cal, res) })
 	if err != nil {
 		return nil, err
@@ -160,8 +175,20 @@ func (o *Options) defaults() {
 	if o.ECEThreshold == 0 {
 		o.ECEThreshold = 0.10
 	}
+	if o.Folds <= 0 {
+		o.Folds = metrics.DefaultFolds
+	}
+	if o.MinCalibration <= 0 {
+		o.MinCalibration = metrics.DefaultMinCalibration
+	}
 	if o.MaxErrorRate == 0 {
 		o.MaxErrorRate = 0.01
+	}
+	if o.NumericPolicy == "" {
+		o.NumericPolicy = claims.PolicyAuto
+	}
+	if o.NumericEffect == "" {
+		o.NumericEffect = claims.EffectFlag
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -271,7 +298,9 @@ func (o *Options) manifest(in *inputs, ix *index, v adjudicate.Verifier, res *Re
 	m := reports.Manifest{MadeBy: "audit run",
 		Settings: &reports.RunSettings{K: o.K, BatchSize: o.BatchSize, Workers: o.Workers, AbstainBelow: o.AbstainBelow,
 			MinRetrievalScore: o.MinRetrievalScore, Calibrate: o.Calibrate, Temperature: res.Temperature,
-			ECEThreshold: o.ECEThreshold, Seed: o.Seed, Resume: o.Resume, Index: o.IndexDir, Passages: ix.manifest.Passages},
+			ECEThreshold: o.ECEThreshold, Seed: o.Seed, Folds: o.Folds, MinCalibration: o.MinCalibration,
+			TemperatureFrom: o.TemperatureFrom, Resume: o.Resume, Index: o.IndexDir, Passages: ix.manifest.Passages,
+			NumericPolicy: o.NumericPolicy, NumericEffect: string(o.NumericEffect)},
 		Verifier: &reports.VerifierInfo{Name: o.VerifierName, Version: versionOf(v, o.VerifierName)},
 		Counts:   reports.ManifestCount{Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors},
 		Timings:  &res.Timings,
@@ -293,10 +322,16 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 	p := ix.manifest.Passages
 	fmt.Fprintf(h, "%s k=%d abstain=%v minscore=%v cal=%s T=%v ece=%v seed=%d\n", verifierVersion, o.K, o.AbstainBelow,
 		o.MinRetrievalScore, o.Calibrate, o.Temperature, o.ECEThreshold, o.Seed)
+	if o.Folds != metrics.DefaultFolds || o.MinCalibration != metrics.DefaultMinCalibration {
+		fmt.Fprintf(h, "folds=%d min=%d\n", o.Folds, o.MinCalibration)
+	}
 	if p != corpus.DefaultPassageSettings {
 		// Only non-default settings enter the hash, so run ids of default
 		// configurations stay what they were before settings were hashed.
 		fmt.Fprintf(h, "passages=%d/%d/%d\n", p.WindowSentences, p.WindowStride, p.MaxChars)
+	}
+	if o.NumericPolicy != claims.PolicyAuto || o.NumericEffect != claims.EffectFlag {
+		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

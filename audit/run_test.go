@@ -10,6 +10,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/lexical"
+	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/stretchr/testify/assert"
@@ -258,4 +259,63 @@ func TestRunKeepsTheIndexSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 4, m.Passages.WindowSentences, "a contradicting setting rebuilds")
 	assert.Equal(t, 2, m.Passages.WindowStride, "unset settings keep the index's")
+}
+
+// --numeric-effect override makes a numeric mismatch unsupported and keeps
+// a verified number from being unsupported by the verifier alone; records
+// name the rule, the verifier's own label and the passage number. (Effect
+// none and flag are claims.DecideNumeric's table; they keep the label.)
+func TestNumericOverride(t *testing.T) {
+	out := t.TempDir()
+	o := demoOptions(t, out)
+	o.NumericEffect = claims.EffectOverride
+	res, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	over := records(t, out)
+	changed, mismatches, facts := 0, 0, 0
+	for i, r := range over {
+		if r.NumericFactID != nil {
+			facts++
+			require.NotNil(t, r.NumericFactValue)
+			require.NotNil(t, r.NumericReason)
+		}
+		want := res.Outcomes[i]
+		want.LatencyMS = 0 // records() drops the one column that measures time
+		require.Equal(t, reports.OutcomeOf(r), want, "metrics see the overridden label: %s", r.ClaimID)
+		if r.Abstained {
+			assert.Nil(t, r.DecidedBy)
+			assert.Nil(t, r.VerifierLabel)
+			continue
+		}
+		require.NotNil(t, r.VerifierLabel)
+		switch {
+		case r.NumericCheck != nil && *r.NumericCheck == claims.NumericMismatch:
+			mismatches++
+			assert.Equal(t, "unsupported", *r.PredictedLabel, r.ClaimID)
+			assert.Equal(t, claims.RuleNumericMismatch, *r.DecidedBy)
+			assert.Contains(t, *r.NumericReason, "differs from")
+		case r.NumericCheck != nil && *r.NumericCheck == claims.NumericVerified:
+			assert.NotEqual(t, "unsupported", *r.PredictedLabel, r.ClaimID)
+			if *r.VerifierLabel == "unsupported" {
+				assert.Equal(t, claims.RuleNumericVerified, *r.DecidedBy)
+			}
+		default:
+			assert.Equal(t, *r.VerifierLabel, *r.PredictedLabel)
+			assert.Equal(t, claims.RuleVerifier, *r.DecidedBy)
+		}
+		if *r.PredictedLabel != *r.VerifierLabel {
+			changed++
+		}
+	}
+	assert.Positive(t, mismatches, "the demo set has numeric mismatches")
+	assert.Positive(t, changed, "override changed some labels")
+	assert.Positive(t, facts, "records name the matched passage number")
+
+	// The numeric settings enter the run id when they are not the defaults.
+	ix := &index{manifest: &corpus.IndexManifest{Passages: corpus.DefaultPassageSettings}}
+	def := Options{NumericPolicy: claims.PolicyAuto, NumericEffect: claims.EffectFlag}
+	assert.NotEqual(t, runID(&inputs{}, ix, def, "v"), runID(&inputs{}, ix, o, "v"))
+	def2 := def
+	def2.NumericPolicy = claims.PolicyExact
+	assert.NotEqual(t, runID(&inputs{}, ix, def, "v"), runID(&inputs{}, ix, def2, "v"))
 }

@@ -172,14 +172,27 @@ func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.La
 	return err
 }
 
-// calibration is what the calibrate stage decided: the temperature the
-// records use and the before/after numbers.
+// calibration is what the calibrate stage decided: the temperature of
+// each claim (in spool order; nil means 1 for all) and the fit behind it.
 type calibration struct {
-	temperature float64
-	result      metrics.CalibrationResult
+	temps  []float64
+	result metrics.CalibrationResult
 }
 
-// calibrate fits or takes the temperature, on outcomes decided at T = 1.
+// temp is claim i's temperature.
+func (c calibration) temp(i int) float64 {
+	if c.temps == nil {
+		return 1
+	}
+	return c.temps[i]
+}
+
+// calibrate cross-fits a temperature on the labelled claims (decided at
+// T = 1) whatever the mode, so every run reports what a fit would give.
+// auto applies it out of sample — each labelled claim gets the T fitted on
+// the other folds, claims without gold the full-data T — when the raw
+// 10-bin ECE exceeds the threshold; fixed applies one given T to every
+// claim; off applies none.
 func (o *Options) calibrate(sp *spool) (calibration, error) {
 	var prelim []metrics.Outcome
 	err := sp.each(func(_ int, v verified) error {
@@ -189,18 +202,32 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 	if err != nil {
 		return calibration{}, err
 	}
-	var c calibration
+	c := calibration{result: metrics.Calibrate(prelim, metrics.CalibrateOptions{Threshold: o.ECEThreshold,
+		Folds: o.Folds, Seed: o.Seed, Min: o.MinCalibration})}
+	cf := c.result.CrossFit
 	switch o.Calibrate {
 	case CalibrateOff:
-		c.result = metrics.CalibrationResult{Temperature: 1, Before: metrics.Calibration(prelim, 1)}
-		c.result.After = c.result.Before
+		c.result = metrics.CalibrationResult{Temperature: 1, Before: c.result.Before, After: c.result.Before, CrossFit: cf}
 	case CalibrateFixed:
-		c.result = metrics.CalibrationResult{Applied: true, Temperature: o.Temperature,
-			Before: metrics.Calibration(prelim, 1), After: metrics.Calibration(prelim, o.Temperature)}
+		c.temps = make([]float64, len(prelim))
+		for i := range c.temps {
+			c.temps[i] = o.Temperature
+		}
+		c.result = metrics.CalibrationResult{Applied: true, Temperature: o.Temperature, Before: c.result.Before,
+			After: metrics.Calibration(prelim, o.Temperature), CrossFit: cf}
 	default:
-		c.result = metrics.Calibrate(prelim, metrics.CalibrateOptions{Threshold: o.ECEThreshold, Seed: o.Seed})
+		if c.result.Applied {
+			c.temps = cf.PerOutcome
+		}
 	}
-	c.temperature = c.result.Temperature
+	switch {
+	case !cf.Fitted:
+		o.Log.Info("no temperature fitted", "why", cf.Reason)
+	case cf.FullAtBound:
+		o.Log.Warn("the fitted temperature sits on its bound: the fit says more about the data than about calibration", "temperature", cf.Full)
+	default:
+		o.Log.Info("temperature fitted", "full", cf.Full, "applied", c.result.Applied, "labelled", cf.Labelled, "folds", cf.K)
+	}
 	return c, nil
 }
 
@@ -213,18 +240,18 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 	}
 	var outs []metrics.Outcome
 	fc := newFactCache(20000)
-	err = sp.each(func(_ int, v verified) error {
+	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d := o.decide(v, cal.temperature)
+		d := o.withNumeric(v, o.decide(v, cal.temp(i)), fc)
 		if d.reason != "" {
 			res.Abstained++
 		}
 		out := d.outcome(v)
 		outs = append(outs, out)
 		res.Records++
-		return w.Write(o.record(v, d, out, res.RunID, fc))
+		return w.Write(o.record(v, d, out, res.RunID))
 	})
 	if err != nil {
 		w.Abort()
@@ -237,10 +264,10 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 // writes them, with the manifest.
 func (o *Options) writeReports(in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*reports.Tables, error) {
 	t, err := reports.Compute(reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperature: res.Temperature, Calibration: res.Calibration, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, Manifest: o.manifest(in, ix, v, res)})
+		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, Manifest: o.manifest(in, ix, v, res)})
 	if err != nil {
 		return nil, err
 	}
-	t.Summary.Gates = reports.Check(o.Gates, t.Summary.Metrics)
+	t.Summary.Gates = reports.Check(o.Gates, &t.Summary)
 	return t, t.Write(o.OutDir)
 }

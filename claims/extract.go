@@ -64,6 +64,8 @@ var (
 	reTemporal   = regexp.MustCompile(`(?i)\b(since|until|before|after|ago|during|century|decade|annually|yearly|weekly|daily)\b`)
 	rePolicy     = regexp.MustCompile(`(?i)\b(must|shall|required|requires|prohibited|forbidden|not allowed|allowed to|permitted|policy|rule|regulation|law requires|mandatory|entitled to|eligible)\b`)
 	reDefinition = regexp.MustCompile(`(?i)\b(is defined as|are defined as|refers to|refer to|means|is called|are called|is known as|is a term for|stands for)\b|^("|')?[\w' -]+("|')? is (a|an) [\w -]+ (that|which|who|used|in which)\b`)
+	// Evaluations rather than facts: "It is a must-see.", "The film is amazing."
+	reEvaluative = regexp.MustCompile(`(?i)\b(must-(?:see|watch|read|have|try|visit)|masterpiece|worth (?:watching|reading|seeing|a visit|the (?:money|wait|price))|highly recommended|a joy to|(?:is|was|are|were|looks|sounds) (?:so |really |truly |absolutely )?(?:great|amazing|awesome|fantastic|excellent|terrible|awful|boring|overrated|underrated|brilliant|wonderful|gorgeous|stunning|incredible|superb|disappointing|a (?:great|fun|good|bad|must)|an (?:amazing|excellent|awesome|incredible))\b)`)
 	reImportance = regexp.MustCompile(`(?i)\b(must|required|always|never|only|important|key|critical|essential|significant|main|primary|mandatory)\b`)
 )
 
@@ -81,7 +83,15 @@ var (
 	}
 	opinions = []string{
 		"i think", "i believe", "i feel", "i guess", "i suppose", "in my view", "in my opinion", "personally",
-		"it seems to me", "my view is", "i would say", "i'd say", "to me", "i reckon",
+		"it seems to me", "my view is", "i would say", "i'd say", "to me", "i reckon", "i recommend",
+		"i'd recommend", "i would recommend", "we recommend", "i love", "i like", "i enjoyed", "i hate",
+		"i loved", "i liked", "honestly", "frankly",
+	}
+	// Second-person advice: "You should watch it."
+	advice = []string{
+		"you should", "you must", "you need to", "you have to", "you ought to", "you'll want", "you will want",
+		"you might want", "you may want", "you'll love", "you will love", "you can't go wrong", "you won't regret",
+		"you'd better", "you had better", "if you", "we suggest", "i suggest", "i'd suggest",
 	}
 	metaStarts = []string{
 		"here is", "here are", "here's", "below is", "below are", "in this answer", "in this response",
@@ -93,6 +103,8 @@ var (
 		"note", "consider", "remember", "make sure", "try", "use", "please", "let's", "click", "see", "check",
 		"ensure", "avoid", "contact", "ask", "read", "visit", "keep", "do", "don't", "be sure", "go", "take",
 		"call", "refer", "follow", "install", "run", "open", "add", "remove", "select", "enter", "submit",
+		"watch", "buy", "skip", "give", "enjoy", "don't miss", "do not miss", "check out", "grab", "explore",
+		"discover", "start", "stop", "learn", "pick", "book", "subscribe", "download", "join", "sign up",
 	}
 	// Words that make a clause a clause: auxiliaries and common verbs.
 	verbs = map[string]bool{
@@ -131,6 +143,7 @@ func Extract(o Output, opts ExtractOptions, stats *ExtractStats) []Claim {
 	runes := []rune(o.Text)
 	seen := map[string]bool{}
 	var out []Claim
+	prevSubject := ""
 	for _, sp := range sentence.Split(runes) {
 		stats.Sentences++
 		text := string(runes[sp[0]:sp[1]])
@@ -146,10 +159,25 @@ func Extract(o Output, opts ExtractOptions, stats *ExtractStats) []Claim {
 		text, reason := factual(text)
 		if reason != "" {
 			stats.skip(reason)
+			prevSubject = ""
 			continue
 		}
-		for _, part := range splitCompound(text) {
+		subj := prevSubject
+		for i, part := range splitCompound(text) {
+			// "It grossed…" after "The Matrix is a film." is about The
+			// Matrix; the second clause of a compound is about the first's
+			// subject.
+			part, pronoun := resolvePronoun(part, subj)
+			if i == 0 {
+				subj = subjectOf(part)
+				prevSubject = subj
+			}
 			c, reason := o.claim(part, cites, opts)
+			if pronoun != "" && reason == "" {
+				// A pronoun nothing before settles: kept, but marked, since
+				// nothing can verify the claim on its own.
+				c.Notes = joinNote(c.Notes, "contextual: unresolved pronoun \""+pronoun+"\"")
+			}
 			if reason != "" {
 				stats.skip(reason)
 				continue
@@ -202,6 +230,14 @@ func factual(s string) (string, string) {
 		if hasWordPrefix(lower, p) {
 			return "", SkipImperative
 		}
+	}
+	for _, p := range advice {
+		if hasWordPrefix(lower, p) {
+			return "", SkipImperative
+		}
+	}
+	if reEvaluative.MatchString(s) {
+		return "", SkipOpinion
 	}
 	if len(strings.Fields(s)) < 3 {
 		return "", SkipFragment
@@ -298,7 +334,15 @@ func opensClause(words []string) bool {
 		return false
 	}
 	for k := 1; k < len(words) && k <= 3; k++ {
+		if strings.HasSuffix(words[k-1], ",") || strings.HasSuffix(words[k-1], ";") {
+			// "rebounds, and he won": the words before the comma end a
+			// noun phrase of the left side, not a subject of their own.
+			return false
+		}
 		w := strings.ToLower(strings.Trim(words[k], ",;:\"'()"))
+		if w == "and" || w == "or" || w == "but" || w == "nor" {
+			return false
+		}
 		if verbs[w] || (len(w) > 4 && strings.HasSuffix(w, "ed")) {
 			return true
 		}
@@ -330,13 +374,16 @@ func (o Output) claim(text string, cites []string, opts ExtractOptions) (Claim, 
 		}
 	}
 	if hedge != "" {
-		if !opts.IncludeHedged {
+		// A hedged claim that carries a citation is kept: its writer points
+		// at the evidence, and the number can be checked against it.
+		if !opts.IncludeHedged && len(cites) == 0 {
 			return c, SkipHedged
 		}
 		c.Notes = joinNote(c.Notes, "hedged: "+strings.ToLower(hedge))
 		c.Modality = "possibility"
 	}
-	num, hasNum := findNumeric(text)
+	numM, hasNum := findNumeric(text)
+	num := numM.Quantity
 	switch {
 	case hasNum:
 		c.Type = "numeric"
@@ -433,4 +480,85 @@ var stopwords = func() map[string]bool {
 func claimID(source, text string) string {
 	h := sha256.Sum256([]byte(source + "\x00" + dedupeKey(text)))
 	return source + "#" + hex.EncodeToString(h[:4])
+}
+
+var (
+	subjectPronouns    = map[string]bool{"it": true, "he": true, "she": true, "they": true}
+	possessivePronouns = map[string]bool{"its": true, "his": true, "her": true, "their": true}
+	personPronouns     = map[string]bool{"he": true, "she": true, "his": true, "her": true}
+)
+
+// resolvePronoun replaces a pronoun that opens s ("It grossed…", "Its
+// budget…") by the subject of the sentence before when that is
+// unambiguous: a short noun phrase (a name, for he and she, with no other
+// name beside it). It returns s unchanged and the pronoun when the pronoun
+// stays unresolved, and "" when s opens with no pronoun or it was resolved.
+func resolvePronoun(s, prevSubject string) (string, string) {
+	words := strings.Fields(s)
+	if len(words) < 2 {
+		return s, ""
+	}
+	first := strings.ToLower(strings.Trim(words[0], ",;:"))
+	if !subjectPronouns[first] && !possessivePronouns[first] {
+		return s, ""
+	}
+	if first == "her" && !(len(words) > 1 && !verbs[strings.ToLower(words[1])]) {
+		return s, first
+	}
+	subj := prevSubject
+	switch {
+	case subj == "", first == "they" || first == "their":
+		return s, first
+	case personPronouns[first] && !isName(subj):
+		return s, first
+	}
+	rest := strings.TrimPrefix(s, words[0])
+	if possessivePronouns[first] {
+		if strings.HasSuffix(subj, "s") {
+			return subj + "'" + rest, ""
+		}
+		return subj + "'s" + rest, ""
+	}
+	return subj + rest, ""
+}
+
+// subjectOf returns the noun phrase that opens s before its first verb
+// ("The Matrix" in "The Matrix is a 1999 film."), or "" when there is none
+// that a later pronoun could stand for: a phrase of one to six words, with
+// no comma, that does not open with a pronoun or a preposition.
+func subjectOf(s string) string {
+	words := strings.Fields(s)
+	for k, w := range words {
+		lw := strings.ToLower(strings.Trim(w, ",;:\"'()"))
+		// "The linter ships…": after a determiner and a noun, a word in -s.
+		sVerb := k == 2 && clauseStarters[strings.ToLower(words[0])] && len(lw) > 3 && strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss")
+		if !(verbs[lw] || sVerb || (len(lw) > 4 && strings.HasSuffix(lw, "ed"))) {
+			if strings.ContainsAny(w, ",;:()") {
+				return ""
+			}
+			continue
+		}
+		if k == 0 || k > 6 {
+			return ""
+		}
+		first := strings.ToLower(words[0])
+		if subjectPronouns[first] || possessivePronouns[first] || commonOpener[first] || first == "there" ||
+			first == "this" || first == "these" || first == "those" || first == "i" || first == "we" || first == "you" {
+			return ""
+		}
+		return strings.Join(words[:k], " ")
+	}
+	return ""
+}
+
+// isName: every word capitalised and no determiner ("Michael Jordan", not
+// "The team").
+func isName(phrase string) bool {
+	for _, w := range strings.Fields(phrase) {
+		r := []rune(w)
+		if !unicode.IsUpper(r[0]) || clauseStarters[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return phrase != ""
 }

@@ -149,3 +149,52 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// The five extraction failures a user met, each fixed.
+func TestExtractFailuresFixed(t *testing.T) {
+	t.Run("hedged claim kept when cited", func(t *testing.T) {
+		cs := Extract(Output{ID: "o", Text: "The film earned back about 80% of its budget [cite:span_3]. Ticket sales may rise."}, ExtractOptions{}, nil)
+		require.Len(t, cs, 1)
+		assert.Equal(t, "The film earned back about 80% of its budget.", cs[0].Text)
+		assert.Equal(t, []string{"span_3"}, cs[0].Cite)
+		assert.Equal(t, "hedged: about", cs[0].Notes)
+		assert.Equal(t, "possibility", cs[0].Modality)
+	})
+	t.Run("sentence boundary after U.S.", func(t *testing.T) {
+		var stats ExtractStats
+		cs := Extract(Output{ID: "o", Text: "The film earned $60 million in the U.S. Is it any good?"}, ExtractOptions{}, &stats)
+		assert.Equal(t, []string{"The film earned $60 million in the U.S."}, texts(cs))
+		assert.Equal(t, 1, stats.Skipped[SkipQuestion], "the question is its own sentence, dropped as a question")
+	})
+	t.Run("no split inside a noun phrase", func(t *testing.T) {
+		cs := Extract(Output{ID: "o", Text: "Duncan led the league in blocks and rebounds, and he won the award in 2004."}, ExtractOptions{}, nil)
+		assert.Equal(t, []string{"Duncan led the league in blocks and rebounds.", "Duncan won the award in 2004."}, texts(cs))
+		cs = Extract(Output{ID: "o", Text: "The company designs and builds ships, and its yard employs 900 people."}, ExtractOptions{}, nil)
+		assert.Equal(t, "The company designs and builds ships.", cs[0].Text, "no split inside a verb phrase")
+	})
+	t.Run("advice, imperatives and opinions dropped", func(t *testing.T) {
+		var stats ExtractStats
+		cs := Extract(Output{ID: "o", Text: "You should watch it. Don't miss the sequel. It is a must-see. The acting is amazing. I recommend it highly. Watch it twice."}, ExtractOptions{}, &stats)
+		assert.Empty(t, texts(cs))
+		assert.Equal(t, 3, stats.Skipped[SkipImperative])
+		assert.Equal(t, 3, stats.Skipped[SkipOpinion])
+	})
+	t.Run("pronoun subjects resolved or marked", func(t *testing.T) {
+		cs := Extract(Output{ID: "o", Text: "The Matrix is a 1999 film. It grossed $467 million worldwide. Its budget was $63 million."}, ExtractOptions{}, nil)
+		assert.Equal(t, []string{"The Matrix is a 1999 film.", "The Matrix grossed $467 million worldwide.", "The Matrix's budget was $63 million."}, texts(cs))
+		for _, c := range cs {
+			assert.Empty(t, c.Notes)
+		}
+		cs = Extract(Output{ID: "o", Text: "It grossed $467 million worldwide."}, ExtractOptions{}, nil)
+		require.Len(t, cs, 1, "kept")
+		assert.Equal(t, `contextual: unresolved pronoun "it"`, cs[0].Notes)
+		// "he" needs a name, and only one: "The team" is not one.
+		cs = Extract(Output{ID: "o", Text: "The team won in 2004. He scored 30 points."}, ExtractOptions{}, nil)
+		assert.Equal(t, "He scored 30 points.", cs[1].Text)
+		assert.Equal(t, `contextual: unresolved pronoun "he"`, cs[1].Notes)
+		cs = Extract(Output{ID: "o", Text: "Tim Duncan joined in 1997. He scored 30 points."}, ExtractOptions{}, nil)
+		assert.Equal(t, "Tim Duncan scored 30 points.", cs[1].Text)
+		cs = Extract(Output{ID: "o", Text: "The players arrived in 1997. They scored 30 points."}, ExtractOptions{}, nil)
+		assert.Equal(t, `contextual: unresolved pronoun "they"`, cs[1].Notes, "they stays unresolved")
+	})
+}

@@ -17,6 +17,11 @@ import (
 // *jsonl.ErrorList when any line is invalid, and fn is then not called for
 // that line.
 func ReadOutputs(ctx context.Context, r io.Reader, file string, fn func(Output) error) error {
+	return ReadOutputsAt(ctx, r, file, func(_ int, o Output) error { return fn(o) })
+}
+
+// ReadOutputsAt is ReadOutputs that also passes each output's line number.
+func ReadOutputsAt(ctx context.Context, r io.Reader, file string, fn func(line int, o Output) error) error {
 	errs := &jsonl.ErrorList{Limit: 10000}
 	seen := map[string]int{}
 	var fnErr error
@@ -37,7 +42,7 @@ func ReadOutputs(ctx context.Context, r io.Reader, file string, fn func(Output) 
 			}
 		}
 		if rec.Clean() {
-			fnErr = fn(o)
+			fnErr = fn(rec.Line, o)
 		}
 	})
 	if err != nil {

@@ -67,5 +67,27 @@ func ExampleVerifyNumeric() {
 	facts := FactsFromText("span_013", "The Kestrel X2 drone weighs 1.2 kg and has a maximum flight time of 34 minutes.")
 	c := VerifyNumeric("The Kestrel X2 has a flight time of 40 minutes.", facts, MatchOptions{})
 	fmt.Println(c.Status, "-", c.Reason)
-	// Output: mismatch - 40 minutes differs from 34 minutes in span_013
+	// Output: mismatch - 40 minutes differs from 34 minutes in span_013: 34 is not within 5% of 40
+}
+
+// Seed 001's matching rules: the threshold is inclusive, value agreement is
+// a bonus (a mismatch is still found), ties go to the earlier fact.
+func TestSeed001MatchingRules(t *testing.T) {
+	// Jaccard("alpha beta", "alpha gamma") = 1/3: 0.5/3 + 0 unit + 0 value < 0.3.
+	facts := []Fact{{ID: "f", Description: "alpha gamma", Value: 7}}
+	_, _, found := FindMatchingFact("alpha beta", 9, "", facts, MatchOptions{})
+	assert.False(t, found, "0.17 is below the threshold")
+	// Same unit: 0.5/3 + 0.3 = 0.47 >= 0.3, value differs: still found.
+	facts[0].Unit = "rules"
+	f, s, found := FindMatchingFact("alpha beta", 9, "rules", facts, MatchOptions{})
+	require.True(t, found)
+	assert.InDelta(t, 0.5/3+0.3, s, 1e-12)
+	assert.Equal(t, "f", f.ID)
+	// The threshold is inclusive.
+	_, _, found = FindMatchingFact("alpha beta", 9, "rules", facts, MatchOptions{MinSimilarity: 0.5/3 + 0.3})
+	assert.True(t, found)
+	// Ties go to the earlier fact.
+	tie := []Fact{{ID: "first", Description: "x y", Value: 1, Unit: "u"}, {ID: "second", Description: "x y", Value: 1, Unit: "u"}}
+	f, _, _ = FindMatchingFact("x y", 1, "u", tie, MatchOptions{})
+	assert.Equal(t, "first", f.ID)
 }

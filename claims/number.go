@@ -39,19 +39,24 @@ type Quantity struct {
 	Scale     float64 // 1, 1e3, 1e6, 1e9, 1e12
 	Decimals  int     // decimal places written in the payload
 	Unit      string  // "%", "dollars", "x", "ms", "s", "min", "h", or a trailing word ("passengers")
-	Qualifier string  // "about", "approximately", ... when the text carried one
+	Qualifier string  // "about", "more than", ... when the text carried one
+	Cmp       Comparator
+	Negated   bool // "not more than": Cmp does not hold
 	Date      time.Time
 }
 
 // ErrNotNumeric is returned for text that holds no numeric expression.
 var ErrNotNumeric = errors.New("not a numeric expression")
 
-// Qualifiers of approximation (seed 000's set Q and seed 001's hedges).
+// Qualifiers of approximation: seed 000's default set Q for the tolerance
+// policy. Bounds ("more than", "up to", "nearly") are comparators, not
+// approximations: see Comparator.
 var approxQualifiers = []string{
-	"approximately", "approx.", "approx", "about", "around", "roughly", "nearly", "almost",
-	"circa", "ca.", "some", "close to", "~", "≈", "up to", "over", "under", "more than",
-	"less than", "at least", "at most", "just over", "just under",
+	"approximately", "approx.", "approx", "about", "around", "roughly", "circa", "ca.", "some",
+	"close to", "an estimated", "estimated", "~", "≈",
 }
+
+var reBetween = regexp.MustCompile(`(?i)^(.+?)\s+and\s+(.+)$`)
 
 var scaleWords = map[string]float64{
 	"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
@@ -90,8 +95,16 @@ var (
 func ParseQuantity(text string) (Quantity, error) {
 	q := Quantity{Text: text, Scale: 1}
 	s := strings.TrimSpace(text)
-	s, q.Qualifier = stripQualifier(s)
+	s, q.Qualifier, q.Negated = stripQualifier(s)
+	q.Cmp = comparatorOf(q.Qualifier)
 	s = strings.TrimSuffix(strings.TrimSpace(s), ".")
+	if q.Cmp == CmpBetween {
+		m := reBetween.FindStringSubmatch(s)
+		if m == nil {
+			return q, fmt.Errorf("%q: %w: \"between\" needs \"X and Y\"", text, ErrNotNumeric)
+		}
+		s = m[1] + " to " + m[2]
+	}
 	if s == "" {
 		return q, fmt.Errorf("%q: %w", text, ErrNotNumeric)
 	}
@@ -128,25 +141,38 @@ func ParseQuantity(text string) (Quantity, error) {
 			return q, nil
 		}
 	}
+	if q.Cmp == CmpBetween {
+		return q, fmt.Errorf("%q: %w: \"between\" needs two values", text, ErrNotNumeric)
+	}
 	one, err := parseSingle(s)
 	if err != nil {
 		return q, fmt.Errorf("%q: %w", text, err)
 	}
-	one.Text, one.Qualifier = text, q.Qualifier
+	one.Text, one.Qualifier, one.Cmp, one.Negated = text, q.Qualifier, q.Cmp, q.Negated
 	return one, nil
 }
 
-func stripQualifier(s string) (rest, qualifier string) {
+var reLeadingNot = regexp.MustCompile(`(?i)^(?:not|never)\s+`)
+
+// stripQualifier removes a leading comparator phrase ("about", "more than",
+// "not more than", "between") and returns it.
+func stripQualifier(s string) (rest, qualifier string, negated bool) {
+	if m := reLeadingNot.FindString(s); m != "" {
+		if r, q, _ := stripQualifier(s[len(m):]); q != "" {
+			return r, q, true
+		}
+	}
 	lower := strings.ToLower(s)
-	for _, w := range approxQualifiers {
+	for _, p := range comparatorPhrases {
+		w := p.phrase
 		if strings.HasPrefix(lower, w) {
 			after := s[len(w):]
 			if w == "~" || w == "≈" || strings.HasPrefix(after, " ") {
-				return strings.TrimSpace(after), w
+				return strings.TrimSpace(after), w, false
 			}
 		}
 	}
-	return s, ""
+	return s, "", false
 }
 
 func parseRatio(s string) (float64, bool) {

@@ -36,6 +36,7 @@ var patterns = []struct {
 	{PatternTrustScore, regexp.MustCompile(`(?i)\b(?:trust\s+)?score:?\s*` + num + `\s?%`)},
 	{PatternAverage, regexp.MustCompile(`(?i)\baverage(?:\s+of)?\s+` + num + `(?:\s?(?:%|percent\b))?`)},
 	{PatternMoney, regexp.MustCompile(`[$€£]\s?` + num + scale + `(?:\s?(?:/|per\s)\s?[A-Za-z]+)?`)},
+	{PatternRange, regexp.MustCompile(`(?i)\bbetween\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?\s+and\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?(?:\s+[A-Za-z][A-Za-z'-]*)?`)},
 	{PatternRange, regexp.MustCompile(`\b` + num + `\s?(?:-|–|—)\s?` + num + `(?:\s?(?:%|percent\b))?`)},
 	{PatternPercentage, regexp.MustCompile(`(?i)\b` + num + `\s?(?:%|percent\b|per cent\b)`)},
 	{PatternMultiplier, regexp.MustCompile(`\b\d+(?:\.\d+)?\s?[x×](?:\s|$|[.,;])`)},
@@ -44,6 +45,9 @@ var patterns = []struct {
 	// that start with a letter before the counted noun (seed 001 rule 2).
 	{PatternCount, regexp.MustCompile(`\b` + num + scale + `(?:\s+[A-Za-z][A-Za-z'-]*){1,3}`)},
 }
+
+// betweenPattern is the index of "between X and Y" in patterns.
+const betweenPattern = 3
 
 var (
 	reVersionTok = regexp.MustCompile(`(?i)\bv(?:ersion\s)?\d+(?:\.\d+)+`)
@@ -71,10 +75,21 @@ func FindNumbers(text string) []Mention {
 		if !ok {
 			return
 		}
+		if q.Cmp == CmpValue && !q.Negated {
+			q.Cmp, q.Negated, q.Qualifier = comparatorAt(text, loc[0])
+		}
 		mark(taken, loc)
-		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: loc[0], End: loc[1]})
+		end := loc[1]
+		if strings.HasPrefix(text[loc[0]:], q.Text) {
+			end = loc[0] + len(q.Text) // a count keeps only its counted noun
+		}
+		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: loc[0], End: end})
 	}
-	for _, p := range patterns {
+	hasBetween := strings.Contains(strings.ToLower(text), "between")
+	for i, p := range patterns {
+		if i == betweenPattern && !hasBetween {
+			continue // the costliest pattern, for a rare word
+		}
 		for _, loc := range p.re.FindAllStringIndex(text, -1) {
 			m := strings.TrimRight(text[loc[0]:loc[1]], " .,;")
 			add(p.name, []int{loc[0], loc[0] + len(m)}, m)
@@ -115,6 +130,21 @@ func mention(pattern, m string) (Quantity, bool) {
 		}
 	case PatternCount:
 		return countMention(m)
+	case PatternRange:
+		if strings.HasPrefix(strings.ToLower(m), "between") {
+			q, err := ParseQuantity(m)
+			if err != nil {
+				// "between 10 and 20 in": drop the word after the range.
+				if k := strings.LastIndexByte(m, ' '); k > 0 {
+					q, err = ParseQuantity(m[:k])
+				}
+			}
+			if err != nil || q.Unit == "year" {
+				return q, false
+			}
+			q.Text = m
+			return q, true
+		}
 	}
 	q, err := ParseQuantity(m)
 	if err != nil {
@@ -174,10 +204,10 @@ func nextToMonth(text string, loc []int) bool {
 
 // findNumeric returns the claim's main numeric mention: the first that is
 // not a year or version.
-func findNumeric(text string) (Quantity, bool) {
+func findNumeric(text string) (Mention, bool) {
 	ms := FindNumbers(text)
 	if len(ms) == 0 {
-		return Quantity{}, false
+		return Mention{}, false
 	}
-	return ms[0].Quantity, true
+	return ms[0], true
 }

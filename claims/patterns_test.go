@@ -29,6 +29,18 @@ func TestSeed001Patterns(t *testing.T) {
 		assert.Equal(t, tt.match, ms[0].Text, tt.text)
 		assert.Equal(t, tt.unit, ms[0].Unit, tt.text)
 	}
+	// "under 100ms" is an upper bound on the time.
+	assert.Equal(t, CmpBelow, FindNumbers("Checks finish under 100ms.")[0].Cmp)
+	// Rule 2: up to two words that start with a letter between the number
+	// and the counted noun, never another number.
+	ms := FindNumbers("It ships 25 built-in lint rules and 3 presets.")
+	require.Len(t, ms, 2)
+	assert.Equal(t, "25 built-in lint rules", ms[0].Text)
+	assert.Equal(t, "3 presets", ms[1].Text)
 	// Versions are not claims; neither are years or day numbers of dates.
 	assert.Empty(t, FindNumbers("Version v1.0 shipped in 2021 on 4 May."))
+}
+
+func TestBetweenPatternIndex(t *testing.T) {
+	assert.Contains(t, patterns[betweenPattern].re.String(), "between")
 }

@@ -89,6 +89,34 @@ func CheckQuantity(policy string, params PolicyParams, c, t Quantity) Decision {
 	unitsClash := t.Unit != "" && c.Unit != "" && t.Unit != c.Unit && !(isTime(t.Unit) && isTime(c.Unit)) &&
 		!(t.Kind == KindYear || c.Kind == KindYear || t.Kind == KindDate || c.Kind == KindDate)
 
+	// A token that states a bound ("more than 104", "up to 5%", "not over
+	// 10") is verified when the claimed value satisfies the bound — never
+	// by being within a tolerance of it. Policies that compare values
+	// exactly do not accept a bound.
+	if t.Cmp.IsBound() || t.Negated {
+		switch policy {
+		case PolicyTolerance, PolicyRange:
+			if unitsClash {
+				return verdict(false, "unit %q differs from the claim's %q", t.Unit, c.Unit)
+			}
+			if c.Kind == KindRange {
+				return verdict(false, "a bound cannot be checked against a claimed range")
+			}
+			b := t
+			if b.Kind != KindRange {
+				b.Value = tv
+			}
+			rel := params.RelTol
+			if rel == 0 {
+				rel = DefaultRelTol
+			}
+			ok, why := b.Holds(cv, rel)
+			return verdict(ok, "%s (the token says %q)", why, strings.TrimSpace(t.Text))
+		case PolicyExact, PolicyRounded, PolicyAbbr, PolicyPercent, PolicyRatio, PolicyYear:
+			return verdict(false, "the token states a bound (%q); policy %s compares values: use tolerance, range or auto", t.Qualifier, policy)
+		}
+	}
+
 	switch policy {
 	case PolicyExact:
 		if unitsClash {
@@ -229,6 +257,8 @@ func CheckQuantity(policy string, params PolicyParams, c, t Quantity) Decision {
 // autoPolicy chooses a policy from the token's shape.
 func autoPolicy(c, t Quantity) string {
 	switch {
+	case t.Cmp.IsBound() || t.Negated:
+		return PolicyRange
 	case t.Kind == KindDate || c.Kind == KindDate || (t.Kind == KindYear && c.Kind == KindYear):
 		return PolicyYear
 	case t.Kind == KindRange || c.Kind == KindRange:

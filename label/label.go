@@ -53,16 +53,37 @@ func Of(i int) Label {
 	return All[i]
 }
 
+// aliases are the spellings Parse accepts for each label, in lower case:
+// ours, then FEVER's.
+var aliases = [3][]string{
+	{"supported", "supports"},
+	{"unsupported", "refutes", "refuted"},
+	{"insufficient", "not enough info", "not enough information", "nei"},
+}
+
+// Aliases are the lower-case spellings Parse accepts for l (nil for None).
+func (l Label) Aliases() []string {
+	if i := l.Index(); i >= 0 {
+		return append([]string(nil), aliases[i]...)
+	}
+	return nil
+}
+
+// Normalize folds case, underscores and runs of spaces, as Parse compares.
+func Normalize(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(strings.ReplaceAll(s, "_", " "))), " ")
+}
+
 // Parse accepts the three labels and FEVER's aliases (SUPPORTS, REFUTES,
 // NOT ENOUGH INFO, NEI), case- and space-insensitively.
 func Parse(s string) (Label, bool) {
-	switch strings.Join(strings.Fields(strings.ToLower(strings.ReplaceAll(s, "_", " "))), " ") {
-	case "supported", "supports":
-		return Supported, true
-	case "unsupported", "refutes", "refuted":
-		return Unsupported, true
-	case "insufficient", "not enough info", "not enough information", "nei":
-		return Insufficient, true
+	n := Normalize(s)
+	for i, as := range aliases {
+		for _, a := range as {
+			if n == a {
+				return All[i], true
+			}
+		}
 	}
 	return None, false
 }

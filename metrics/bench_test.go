@@ -9,26 +9,29 @@ func benchOutcomes(b *testing.B) []Outcome {
 	return outs
 }
 
-// BenchmarkAllMetrics1M is what a report needs for one stage: every
-// headline metric, the calibration tables, and 1,000 bootstrap resamples.
+// BenchmarkAllMetrics1M is what a report needs for one stage and slice:
+// every metric, the calibration tables, and 1,000 bootstrap resamples.
 func BenchmarkAllMetrics1M(b *testing.B) {
 	outs := benchOutcomes(b)
 	for b.Loop() {
-		if _, err := Headline(outs, 1); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Bootstrap(outs, 1, BootstrapOptions{Resamples: 1000, Seed: 1}); err != nil {
+		if _, err := Evaluate(outs, 1, BootstrapOptions{Resamples: 1000, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func BenchmarkHeadline1M(b *testing.B) {
+// BenchmarkPointMetrics1M is every metric without intervals.
+func BenchmarkPointMetrics1M(b *testing.B) {
 	outs := benchOutcomes(b)
 	for b.Loop() {
-		if _, err := Headline(outs, 1); err != nil {
-			b.Fatal(err)
-		}
+		pointValues(outs, 1, Count(outs))
+	}
+}
+
+func BenchmarkCrossFit1M(b *testing.B) {
+	outs := benchOutcomes(b)
+	for b.Loop() {
+		CrossFit(outs, CrossFitOptions{Seed: 1})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -14,7 +15,14 @@ import (
 var BootstrapMetrics = []string{
 	"tier1_fa_conditional", "tier1_fa_unconditional", "tier2_fa_conditional", "tier2_fa_unconditional",
 	"accuracy", "macro_f1", "ece_10", "aurc",
+	"majority_accuracy", "majority_macro_f1", "balanced_accuracy", "cohen_kappa", "binary_balanced_accuracy",
+	"pred_rate_supported", "pred_rate_unsupported", "pred_rate_insufficient",
+	"auc_supported", "auc_unsupported", "auc_insufficient", "binary_auc",
 }
+
+// aucFirst is the index in BootstrapMetrics of auc_supported: cellMetrics
+// fills the ones before it, aucCells the AUCs.
+const aucFirst = 16
 
 // Interval is a percentile bootstrap interval.
 type Interval struct{ Low, High float64 }
@@ -25,6 +33,7 @@ type BootstrapOptions struct {
 	Seed      uint64  // resample b draws from PCG(Seed, b): results do not depend on Workers
 	Workers   int     // default GOMAXPROCS
 	Level     float64 // default 0.95
+	None      bool    // no intervals at all (Evaluate of a slice under MinBootstrapClaims)
 }
 
 // confStep is the resolution at which intervals see confidences: outcomes
@@ -44,11 +53,31 @@ type cell struct {
 	n       int
 }
 
-// Bootstrap returns percentile intervals for BootstrapMetrics at temperature t.
+// aucStep is the score resolution of the AUC resamples: outcomes are
+// grouped by (gold == k, p_k rounded to aucStep), scores in one cell tie.
+// The intervals are then shifted by the exact AUC minus the AUC of the
+// unresampled cells, so the grouping does not bias them. A finer step
+// costs a binomial draw per cell and resample.
+const aucStep = 5e-3
+
+// Bootstrap returns percentile intervals for BootstrapMetrics at
+// temperature t. A resample in which a metric is undefined (say, no
+// gold-unsupported claim was drawn) is left out of that metric's
+// percentiles; a metric undefined in every resample gets NaN bounds.
 func Bootstrap(outs []Outcome, t float64, opts BootstrapOptions) (map[string]Interval, error) {
 	if err := Check(outs); err != nil {
 		return nil, err
 	}
+	s := answeredScored(outs, t)
+	var exact [3]float64
+	for k := range exact {
+		exact[k] = aucOf(s, Class(k))
+	}
+	return bootstrap(outs, t, opts, exact), nil
+}
+
+// bootstrap is Bootstrap given the exact AUCs (the point estimates).
+func bootstrap(outs []Outcome, t float64, opts BootstrapOptions, exactAUC [3]float64) map[string]Interval {
 	if opts.Resamples <= 0 {
 		opts.Resamples = 1000
 	}
@@ -59,6 +88,16 @@ func Bootstrap(outs []Outcome, t float64, opts BootstrapOptions) (map[string]Int
 		opts.Level = 0.95
 	}
 	cells := compress(outs, t)
+	var auc [3][]aucCell
+	var shift [3]float64
+	for k := range auc {
+		auc[k] = compressAUC(outs, t, Class(k))
+		full := make([]int, len(auc[k]))
+		for i, c := range auc[k] {
+			full[i] = c.n
+		}
+		shift[k] = exactAUC[k] - aucOfCells(auc[k], full)
+	}
 	values := make([][]float64, len(BootstrapMetrics))
 	for i := range values {
 		values[i] = make([]float64, opts.Resamples)
@@ -70,12 +109,22 @@ func Bootstrap(outs []Outcome, t float64, opts BootstrapOptions) (map[string]Int
 		go func() {
 			defer wg.Done()
 			counts := make([]int, len(cells))
+			aucCounts := make([]int, 0)
 			for b := range next {
 				src := rand.NewPCG(opts.Seed, uint64(b))
-				multinomial(cells, len(outs), src, counts)
+				multinomial(len(cells), func(i int) int { return cells[i].n }, len(outs), src, counts)
 				for i, v := range cellMetrics(cells, counts) {
 					values[i][b] = v
 				}
+				// Each AUC resamples from a stream of its own: the
+				// intervals are marginal, so they need not share draws.
+				for k := range auc {
+					aucCounts = slices.Grow(aucCounts[:0], len(auc[k]))[:len(auc[k])]
+					src := rand.NewPCG(opts.Seed, uint64(b)|uint64(k+1)<<40)
+					multinomial(len(auc[k]), func(i int) int { return auc[k][i].n }, len(outs), src, aucCounts)
+					values[aucFirst+k][b] = aucOfCells(auc[k], aucCounts) + shift[k]
+				}
+				values[aucFirst+3][b] = values[aucFirst][b]
 			}
 		}()
 	}
@@ -87,10 +136,15 @@ func Bootstrap(outs []Outcome, t float64, opts BootstrapOptions) (map[string]Int
 	out := map[string]Interval{}
 	alpha := (1 - opts.Level) / 2
 	for i, name := range BootstrapMetrics {
-		sort.Float64s(values[i])
-		out[name] = Interval{Low: percentileSorted(values[i], alpha), High: percentileSorted(values[i], 1-alpha)}
+		v := slices.DeleteFunc(values[i], math.IsNaN)
+		sort.Float64s(v)
+		if len(v) == 0 {
+			out[name] = Interval{Low: math.NaN(), High: math.NaN()}
+			continue
+		}
+		out[name] = Interval{Low: percentileSorted(v, alpha), High: percentileSorted(v, 1-alpha)}
 	}
-	return out, nil
+	return out
 }
 
 func compress(outs []Outcome, t float64) []cell {
@@ -143,24 +197,99 @@ func compress(outs []Outcome, t float64) []cell {
 	return cells
 }
 
-// multinomial draws n items over the cells in proportion to their counts,
-// by sequential conditional binomials.
-func multinomial(cells []cell, n int, src rand.Source, counts []int) {
+// multinomial draws n items over m cells in proportion to their sizes
+// (size(i), summing to n), by sequential conditional binomials.
+func multinomial(m int, size func(int) int, n int, src rand.Source, counts []int) {
 	remaining, mass := n, n
-	for i, c := range cells {
-		if remaining == 0 || i == len(cells)-1 {
+	for i := 0; i < m; i++ {
+		c := size(i)
+		if remaining == 0 || i == m-1 {
 			counts[i] = remaining
 			remaining = 0
 			continue
 		}
 		x := 0
-		if c.n > 0 {
-			x = int(distuv.Binomial{N: float64(remaining), P: float64(c.n) / float64(mass), Src: src}.Rand())
+		if c > 0 {
+			x = int(distuv.Binomial{N: float64(remaining), P: float64(c) / float64(mass), Src: src}.Rand())
 		}
 		counts[i] = x
 		remaining -= x
-		mass -= c.n
+		mass -= c
 	}
+}
+
+// aucCell groups answered, labelled outcomes by (gold == k, p_k rounded to
+// aucStep); the last cell holds every other outcome, so a resample draws
+// n outcomes as the main one does.
+type aucCell struct {
+	pos  bool
+	q    int32
+	rest bool
+	n    int
+}
+
+func compressAUC(outs []Outcome, t float64, k Class) []aucCell {
+	type key struct {
+		pos bool
+		q   int32
+	}
+	idx := map[key]int{}
+	var cells []aucCell
+	rest := 0
+	for _, o := range outs {
+		if o.Abstained || o.Gold == Unknown || !o.Scored {
+			rest++
+			continue
+		}
+		p := Softmax(o.Logits, t)
+		kk := key{pos: o.Gold == k, q: int32(math.Round(p[k] / aucStep))}
+		i, ok := idx[kk]
+		if !ok {
+			i = len(cells)
+			idx[kk] = i
+			cells = append(cells, aucCell{pos: kk.pos, q: kk.q})
+		}
+		cells[i].n++
+	}
+	slices.SortFunc(cells, func(a, b aucCell) int {
+		if a.q != b.q {
+			return int(a.q - b.q)
+		}
+		if a.pos == b.pos {
+			return 0
+		}
+		if a.pos {
+			return 1
+		}
+		return -1
+	})
+	return append(cells, aucCell{rest: true, n: rest})
+}
+
+// aucOfCells is the Mann–Whitney AUC of resampled cell counts (cells sorted
+// by score; equal scores tie).
+func aucOfCells(cells []aucCell, counts []int) float64 {
+	pos, neg := 0, 0
+	sum := 0.0
+	for i := 0; i < len(cells) && !cells[i].rest; {
+		p, n := 0, 0
+		j := i
+		for ; j < len(cells) && !cells[j].rest && cells[j].q == cells[i].q; j++ {
+			if cells[j].pos {
+				p += counts[j]
+			} else {
+				n += counts[j]
+			}
+		}
+		sum += float64(p) * (float64(neg) + float64(n)/2)
+		pos += p
+		neg += n
+		i = j
+	}
+	if pos == 0 || neg == 0 {
+		return math.NaN()
+	}
+	return sum / (float64(pos) * float64(neg))
 }
 
 // cellMetrics computes BootstrapMetrics from cell counts; cells are sorted
@@ -217,12 +346,14 @@ func cellMetrics(cells []cell, counts []int) []float64 {
 		}
 		i = j
 	}
-	aurc := 0.0
+	aurc := math.NaN()
 	if scoredTotal > 0 {
 		aurc = aurcSum / float64(scoredTotal)
 	}
 	return []float64{
 		c.Tier1FAConditional(), c.Tier1FAUnconditional(), c.Tier2FAConditional(), c.Tier2FAUnconditional(),
 		c.Accuracy(), c.MacroF1(), ECEOf(bins), aurc,
+		c.MajorityAccuracy(), c.MajorityMacroF1(), c.BalancedAccuracy(), c.CohenKappa(), c.BinaryBalancedAccuracy(),
+		c.PredictedRate(Supported), c.PredictedRate(Unsupported), c.PredictedRate(Insufficient),
 	}
 }

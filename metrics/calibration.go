@@ -138,14 +138,15 @@ func finishBins(bins []Bin, sumConf []float64, sumCorrect []int) {
 	}
 }
 
-// ECEOf is Σ (|B|/total)·|acc(B) − conf(B)| over the bins.
+// ECEOf is Σ (|B|/total)·|acc(B) − conf(B)| over the bins; NaN when the
+// bins are empty.
 func ECEOf(bins []Bin) float64 {
 	total := 0
 	for _, b := range bins {
 		total += b.Count
 	}
 	if total == 0 {
-		return 0
+		return math.NaN()
 	}
 	e := 0.0
 	for _, b := range bins {
@@ -156,22 +157,27 @@ func ECEOf(bins []Bin) float64 {
 	return e
 }
 
-// MCEOf is the largest |acc(B) − conf(B)| over non-empty bins.
+// MCEOf is the largest |acc(B) − conf(B)| over non-empty bins; NaN when
+// all are empty.
 func MCEOf(bins []Bin) float64 {
-	m := 0.0
+	m := math.NaN()
 	for _, b := range bins {
 		if b.Count > 0 {
-			m = math.Max(m, math.Abs(b.Accuracy-b.MeanConfidence))
+			d := math.Abs(b.Accuracy - b.MeanConfidence)
+			if math.IsNaN(m) || d > m {
+				m = d
+			}
 		}
 	}
 	return m
 }
 
 // ClasswiseECE is the mean over the three classes of the 10-bin ECE of p_k
-// against the indicator gold == k, over all answered labelled outcomes.
+// against the indicator gold == k, over all answered labelled outcomes
+// (NaN when there are none).
 func ClasswiseECE(s []scored, n int) float64 {
 	if len(s) == 0 {
-		return 0
+		return math.NaN()
 	}
 	total := 0.0
 	for k := 0; k < 3; k++ {
@@ -198,10 +204,10 @@ func ClasswiseECE(s []scored, n int) float64 {
 }
 
 // Brier is the mean over outcomes of Σ_k (p_k − 1[gold = k])², the
-// multi-class form (range 0 to 2).
+// multi-class form (range 0 to 2); NaN for no outcomes.
 func Brier(s []scored) float64 {
 	if len(s) == 0 {
-		return 0
+		return math.NaN()
 	}
 	sum := 0.0
 	for _, x := range s {
@@ -218,10 +224,10 @@ func Brier(s []scored) float64 {
 }
 
 // NLL is the mean negative log-likelihood of the gold class at temperature t,
-// computed from the logits (no clipping needed).
+// computed from the logits (no clipping needed); NaN for no outcomes.
 func NLL(s []scored, t float64) float64 {
 	if len(s) == 0 {
-		return 0
+		return math.NaN()
 	}
 	sum := 0.0
 	for _, x := range s {

@@ -177,3 +177,35 @@ func ExamplePercentile() {
 	fmt.Printf("%.1f %.1f\n", metrics.Percentile(lat, 0.5), metrics.Percentile(lat, 0.99))
 	// Output: 25.0 39.7
 }
+
+// Ten answered claims, gold S S S U U I I I I I, predicted S S U U I I I I I I.
+// Accuracy 8/10; always saying the majority gold label (insufficient, 5 of
+// 10) scores 0.5. Balanced accuracy is the mean recall (2/3 + 1/2 + 1)/3.
+// Cohen's κ: chance agreement (3·2 + 2·2 + 5·6)/100 = 0.4, so κ = (0.8 −
+// 0.4)/(1 − 0.4). Supported vs not: recall 2/3 and 7/7.
+func ExampleCounts_CohenKappa() {
+	S, U, I := metrics.Supported, metrics.Unsupported, metrics.Insufficient
+	outs := []metrics.Outcome{
+		outcome(S, S), outcome(S, S), outcome(S, U), outcome(U, U), outcome(U, I),
+		outcome(I, I), outcome(I, I), outcome(I, I), outcome(I, I), outcome(I, I),
+	}
+	c := metrics.Count(outs)
+	maj, _ := c.Majority()
+	fmt.Printf("accuracy %.3f, majority baseline %.3f (always %s)\n", c.Accuracy(), c.MajorityAccuracy(), maj)
+	fmt.Printf("balanced accuracy %.3f, Cohen's kappa %.3f, binary balanced accuracy %.3f\n",
+		c.BalancedAccuracy(), c.CohenKappa(), c.BinaryBalancedAccuracy())
+	// Output:
+	// accuracy 0.800, majority baseline 0.500 (always insufficient)
+	// balanced accuracy 0.722, Cohen's kappa 0.667, binary balanced accuracy 0.833
+}
+
+// Positives at 0.9 and 0.8, negatives at 0.8 and 0.3: of the four
+// positive–negative pairs the positive scores higher in three, and one is a
+// tie (one half): AUC = 3.5/4. With one class only it is undefined.
+func ExampleROCAUC() {
+	fmt.Printf("%.3f\n", metrics.ROCAUC([]float64{0.9, 0.8, 0.8, 0.3}, []bool{true, false, true, false}))
+	fmt.Println(metrics.ROCAUC([]float64{0.9, 0.8}, []bool{true, true}))
+	// Output:
+	// 0.875
+	// NaN
+}

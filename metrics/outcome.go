@@ -30,6 +30,8 @@ func (c Class) String() string {
 
 // Outcome is what metrics need of one claim's record.
 type Outcome struct {
+	// ID is the claim id: cross-fitting assigns folds from it (FoldOf).
+	ID   string
 	Gold Class // Unknown when the claim has no gold label
 	// Abstained: no decision (empty or weak retrieval, low confidence, or an
 	// adjudication error). Predicted is ignored then.

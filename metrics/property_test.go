@@ -34,7 +34,7 @@ func synthetic(n int, scale float64, seed uint64) []Outcome {
 		for k := range z {
 			logits[k] = scale * z[k]
 		}
-		o := Outcome{Gold: gold, Scored: true, Logits: logits, Predicted: Argmax(logits), Type: types[i%3], LatencyMS: float64(i % 50)}
+		o := Outcome{ID: fmt.Sprintf("c%d", i), Gold: gold, Scored: true, Logits: logits, Predicted: Argmax(logits), Type: types[i%3], LatencyMS: float64(i % 50)}
 		if rng.Float64() < 0.1 {
 			o.Abstained = true
 		}
@@ -77,15 +77,7 @@ func TestCalibrateAppliesAndMeasuresOutOfSample(t *testing.T) {
 	res = Calibrate(calibrated, CalibrateOptions{})
 	assert.False(t, res.Applied, "a calibrated verifier (ECE %v) is left alone", res.Before.ECE10)
 	assert.Equal(t, 1.0, res.Temperature)
-
-	split := make([]bool, len(outs))
-	for i := range split {
-		split[i] = i%2 == 0
-	}
-	res = Calibrate(outs, CalibrateOptions{Split: split})
-	assert.True(t, res.Applied)
-	assert.Less(t, res.After.ECE10, 0.03)
-	assert.Equal(t, len(labelledScored(outs))/2, res.HeldOut, "after is measured on the other half only")
+	assert.True(t, res.CrossFit.Fitted, "the fit is reported even when not applied")
 }
 
 func TestECEInUnitInterval(t *testing.T) {
@@ -146,42 +138,91 @@ func TestFAIdentities(t *testing.T) {
 	}
 }
 
-func TestEmptyAndSingleClassAreDefined(t *testing.T) {
-	m, err := Headline(nil, 1)
+// evaluate is Evaluate with a small bootstrap, failing the test on error.
+func evaluate(t *testing.T, outs []Outcome) map[string]float64 {
+	t.Helper()
+	e, err := Evaluate(outs, 1, BootstrapOptions{Resamples: 50, Seed: 1})
 	require.NoError(t, err)
-	for _, x := range m {
-		if x.Name == "latency_p50_ms" || x.Name == "latency_p99_ms" {
-			assert.True(t, math.IsNaN(x.Value), x.Name)
-			continue
-		}
-		assert.False(t, math.IsNaN(x.Value) || math.IsInf(x.Value, 0), "%s = %v", x.Name, x.Value)
-	}
-	one := []Outcome{{Gold: Supported, Predicted: Supported, Scored: true, Logits: [3]float64{1, 0, 0}, LatencyMS: 3}}
-	m, err = Headline(one, 1)
-	require.NoError(t, err)
+	require.Len(t, e.Metrics, len(Names))
 	v := map[string]float64{}
-	for _, x := range m {
+	for i, x := range e.Metrics {
+		require.Equal(t, Names[i], x.Name)
 		v[x.Name] = x.Value
-		assert.False(t, math.IsNaN(x.Value), "%s", x.Name)
 	}
+	return v
+}
+
+func TestUndefinedIsNaN(t *testing.T) {
+	// No outcomes: only the counts are defined.
+	v := evaluate(t, nil)
+	for _, name := range Names {
+		switch name {
+		case "n", "answered", "abstained", "pred_count_supported", "pred_count_unsupported", "pred_count_insufficient", "temperature":
+			assert.False(t, math.IsNaN(v[name]), name)
+		default:
+			assert.True(t, math.IsNaN(v[name]), "%s = %v with no outcomes", name, v[name])
+		}
+	}
+	// One right answer: accuracy is 1; macro-F1 averages the one class
+	// present (scikit-learn's default labels); precision of a class never
+	// predicted, recall of a class never gold, kappa (chance agreement 1)
+	// and AUC (no negatives) are undefined.
+	one := []Outcome{{Gold: Supported, Predicted: Supported, Scored: true, Logits: [3]float64{1, 0, 0}, LatencyMS: 3}}
+	v = evaluate(t, one)
 	assert.Equal(t, 1.0, v["accuracy"])
-	assert.InDelta(t, 1.0/3, v["macro_f1"], 1e-12, "absent classes score 0, as scikit-learn's zero_division=0")
+	assert.Equal(t, 1.0, v["macro_f1"])
+	assert.Equal(t, 1.0, v["majority_accuracy"])
+	assert.Equal(t, 1.0, v["degenerate_verifier"], "one label for every answered claim")
 	assert.Equal(t, 3.0, v["latency_p99_ms"])
+	for _, name := range []string{"precision_unsupported", "recall_unsupported", "f1_unsupported", "cohen_kappa", "binary_auc", "auc_supported", "false_positive_rate"} {
+		assert.True(t, math.IsNaN(v[name]), "%s = %v", name, v[name])
+		assert.NotEmpty(t, Undefined(name, Count(one)), name)
+	}
+	// Without gold: every gold-based number is undefined, the predicted
+	// distribution is not.
+	nogold := synthetic(300, 1, 5)
+	for i := range nogold {
+		nogold[i].Gold = Unknown
+	}
+	v = evaluate(t, nogold)
+	c := Count(nogold)
+	for _, name := range []string{"accuracy", "macro_f1", "majority_accuracy", "balanced_accuracy", "cohen_kappa",
+		"binary_balanced_accuracy", "binary_auc", "auc_insufficient", "tier1_fa_conditional", "tier1_fa_unconditional",
+		"tier2_fa_conditional", "selective_risk", "ece_10", "brier", "nll", "aurc", "e_aurc", "false_positive_rate", "degenerate_verifier"} {
+		assert.True(t, math.IsNaN(v[name]), "%s = %v without gold", name, v[name])
+		assert.Contains(t, Undefined(name, c), "gold", name)
+	}
+	sum := 0.0
+	for k := Class(0); k < 3; k++ {
+		assert.Equal(t, float64(c.PredictedTotal[k]), v["pred_count_"+k.String()])
+		sum += v["pred_rate_"+k.String()]
+	}
+	assert.InDelta(t, 1, sum, 1e-12)
+	assert.Greater(t, v["mean_confidence"], 1.0/3)
 }
 
 func TestNaNIsAnError(t *testing.T) {
-	_, err := Headline([]Outcome{{Gold: 0, Scored: true, Logits: [3]float64{math.NaN(), 0, 0}}}, 1)
+	_, err := Evaluate([]Outcome{{Gold: 0, Scored: true, Logits: [3]float64{math.NaN(), 0, 0}}}, 1, BootstrapOptions{})
 	assert.ErrorIs(t, err, ErrNaN)
 	_, err = Bootstrap([]Outcome{{Gold: 0, Scored: true, Logits: [3]float64{0, math.Inf(1), 0}}}, 1, BootstrapOptions{})
 	assert.ErrorIs(t, err, ErrNaN)
 }
 
-func TestHeadlineNamesAreComplete(t *testing.T) {
-	m, err := Headline(synthetic(100, 1, 1), 1)
-	require.NoError(t, err)
-	require.Len(t, m, len(Names))
-	for i, x := range m {
-		assert.Equal(t, Names[i], x.Name)
+// On a rich data set (every class as gold and prediction, latencies,
+// importance) every metric is defined: a name added to Names without a
+// value, or a value that is never filled in, fails here (Evaluate panics
+// on a name without a value).
+func TestEveryMetricDefinedOnRichData(t *testing.T) {
+	outs := synthetic(600, 1.5, 1)
+	for i := range outs {
+		outs[i].Importance = []string{"critical", "material", "minor"}[i%3]
+	}
+	v := evaluate(t, outs)
+	for _, name := range Names {
+		assert.False(t, math.IsNaN(v[name]), name)
+	}
+	for _, name := range BootstrapMetrics {
+		assert.Contains(t, Names, name, "bootstrap metric %s is a metric", name)
 	}
 }
 
@@ -196,12 +237,7 @@ func TestBootstrapDeterministicAcrossWorkers(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, a, c, "another seed, other intervals")
 
-	m, err := Headline(outs, 1)
-	require.NoError(t, err)
-	point := map[string]float64{}
-	for _, x := range m {
-		point[x.Name] = x.Value
-	}
+	point := evaluate(t, outs)
 	for _, name := range BootstrapMetrics {
 		iv := a[name]
 		assert.LessOrEqual(t, iv.Low, iv.High, name)
@@ -250,7 +286,7 @@ func TestFitTemperatureIndependentOfWorkers(t *testing.T) {
 
 func TestBySlice(t *testing.T) {
 	outs := synthetic(600, 1, 3)
-	tab, err := BySlice(outs, 1)
+	tab, err := BySlice(outs, 1, BootstrapOptions{Resamples: 20})
 	require.NoError(t, err)
 	require.Equal(t, "all", tab[0].Slice)
 	assert.Equal(t, []string{"all", "type=fact", "type=numeric", "type=temporal"}, []string{tab[0].Slice, tab[1].Slice, tab[2].Slice, tab[3].Slice})

@@ -1,20 +1,27 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
 )
 
-// Metric is one named value, as in the long-form metrics.parquet.
+// Metric is one named value, as in the long-form metrics.parquet. NaN
+// means undefined (written as null).
 type Metric struct {
 	Name  string
 	Value float64
 }
 
-// Names is every headline metric in DESIGN.md's order.
+// Names is every metric in DESIGN.md's order; `--fail-on` accepts these.
 var Names = []string{
-	"n", "answered", "abstained", "coverage", "abstain_rate", "accuracy", "macro_f1",
+	"n", "answered", "abstained", "coverage", "abstain_rate",
+	"pred_count_supported", "pred_count_unsupported", "pred_count_insufficient",
+	"pred_rate_supported", "pred_rate_unsupported", "pred_rate_insufficient", "mean_confidence",
+	"accuracy", "majority_accuracy", "balanced_accuracy", "cohen_kappa", "macro_f1", "majority_macro_f1",
+	"binary_balanced_accuracy", "binary_auc", "auc_supported", "auc_unsupported", "auc_insufficient",
+	"degenerate_verifier",
 	"precision_supported", "precision_unsupported", "precision_insufficient",
 	"recall_supported", "recall_unsupported", "recall_insufficient",
 	"f1_supported", "f1_unsupported", "f1_insufficient",
@@ -24,17 +31,94 @@ var Names = []string{
 	"evidence_coverage", "unsupported_rate", "latency_p50_ms", "latency_p99_ms",
 }
 
-// Headline computes every metric of Names for outcomes whose probabilities
-// come from temperature t (1: raw). Undefined values (a latency percentile
-// with no latencies) are NaN. It returns ErrNaN for NaN or Inf inputs.
-func Headline(outs []Outcome, t float64) ([]Metric, error) {
+// DegenerateShare: a verifier whose most frequent predicted label covers at
+// least this share of answered claims is degenerate.
+const DegenerateShare = 0.95
+
+// Evaluation is every metric of Names for one set of outcomes, with 95%
+// bootstrap intervals for BootstrapMetrics (none for an undefined value).
+type Evaluation struct {
+	Metrics   []Metric
+	Intervals map[string]Interval
+	Counts    Counts
+}
+
+// Value is the named metric (NaN when undefined or unknown).
+func (e Evaluation) Value(name string) float64 {
+	for _, m := range e.Metrics {
+		if m.Name == name {
+			return m.Value
+		}
+	}
+	return math.NaN()
+}
+
+// Evaluate computes every metric of Names for outcomes whose probabilities
+// come from temperature t (1: raw; calibrated-stage numbers are Evaluate
+// at 1 of Scaled outcomes), with bootstrap intervals. Undefined values are
+// NaN (Undefined says why). It returns ErrNaN for NaN or Inf inputs.
+func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, error) {
 	if err := Check(outs); err != nil {
-		return nil, err
+		return Evaluation{}, err
 	}
 	c := Count(outs)
+	v := pointValues(outs, t, c)
+	var ci map[string]Interval
+	majorityHigh := math.NaN()
+	if !opts.None {
+		ci = bootstrap(outs, t, opts, [3]float64{v["auc_supported"], v["auc_unsupported"], v["auc_insufficient"]})
+		majorityHigh = ci["majority_accuracy"].High
+	}
+	v["degenerate_verifier"] = degenerate(c, v["accuracy"], majorityHigh)
+	if len(v) != len(Names) {
+		panic(fmt.Sprintf("metrics: %d values for %d names", len(v), len(Names)))
+	}
+	e := Evaluation{Metrics: make([]Metric, len(Names)), Intervals: map[string]Interval{}, Counts: c}
+	for i, n := range Names {
+		x, ok := v[n]
+		if !ok {
+			panic("metrics: no value for " + n)
+		}
+		e.Metrics[i] = Metric{Name: n, Value: x}
+		if iv, ok := ci[n]; ok && !math.IsNaN(x) && !math.IsNaN(iv.Low) {
+			e.Intervals[n] = iv
+		}
+	}
+	return e, nil
+}
+
+// degenerate is 1 when one predicted label covers at least DegenerateShare
+// of answered claims, or accuracy does not exceed the upper end of the
+// majority baseline's interval; 0 when neither; NaN when no claim was
+// answered, or when the first test passes and there is no gold to run the
+// second.
+func degenerate(c Counts, accuracy, majorityHigh float64) float64 {
+	if c.Answered == 0 {
+		return math.NaN()
+	}
+	for _, n := range c.PredictedTotal {
+		if float64(n) >= DegenerateShare*float64(c.Answered) {
+			return 1
+		}
+	}
+	if math.IsNaN(accuracy) || math.IsNaN(majorityHigh) {
+		return math.NaN()
+	}
+	if accuracy <= majorityHigh {
+		return 1
+	}
+	return 0
+}
+
+// pointValues computes every metric but degenerate_verifier.
+func pointValues(outs []Outcome, t float64, c Counts) map[string]float64 {
 	s := answeredScored(outs, t)
 	cal := calibrationOf(s, t)
-	rc := riskCoverage(s)
+	var auc [3]float64
+	for k := Class(0); k < 3; k++ {
+		auc[k] = aucOf(s, k)
+	}
+	rc := riskCoverage(s) // sorts s
 	errs := 0
 	for _, x := range s {
 		if !x.correct {
@@ -44,15 +128,27 @@ func Headline(outs []Outcome, t float64) ([]Metric, error) {
 	aurc := AURC(rc, len(s))
 	g := QualityGates(outs, t)
 	var lat []float64
+	confSum := 0.0
 	for _, o := range outs {
 		if o.LatencyMS >= 0 {
 			lat = append(lat, o.LatencyMS)
 		}
+		if !o.Abstained && o.Scored {
+			p := Softmax(o.Logits, t)
+			confSum += p[Argmax(p)]
+		}
 	}
 	sort.Float64s(lat)
+	meanConf := math.NaN()
+	if c.Answered > 0 {
+		meanConf = confSum / float64(c.Answered)
+	}
 	v := map[string]float64{
 		"n": float64(c.N), "answered": float64(c.Answered), "abstained": float64(c.Abstained),
-		"coverage": c.Coverage(), "abstain_rate": c.AbstainRate(), "accuracy": c.Accuracy(), "macro_f1": c.MacroF1(),
+		"coverage": c.Coverage(), "abstain_rate": c.AbstainRate(), "mean_confidence": meanConf,
+		"accuracy": c.Accuracy(), "majority_accuracy": c.MajorityAccuracy(), "balanced_accuracy": c.BalancedAccuracy(),
+		"cohen_kappa": c.CohenKappa(), "macro_f1": c.MacroF1(), "majority_macro_f1": c.MajorityMacroF1(),
+		"binary_balanced_accuracy": c.BinaryBalancedAccuracy(), "binary_auc": auc[Supported],
 		"tier1_fa_conditional": c.Tier1FAConditional(), "tier1_fa_unconditional": c.Tier1FAUnconditional(),
 		"tier2_fa_conditional": c.Tier2FAConditional(), "tier2_fa_unconditional": c.Tier2FAUnconditional(),
 		"selective_risk": c.SelectiveRisk(), "ece_10": cal.ECE10, "ece_15": cal.ECE15, "ece_em_10": cal.ECEEqualMass,
@@ -65,12 +161,105 @@ func Headline(outs []Outcome, t float64) ([]Metric, error) {
 	for k := Class(0); k < 3; k++ {
 		p, r, f := c.PerClass(k)
 		v["precision_"+k.String()], v["recall_"+k.String()], v["f1_"+k.String()] = p, r, f
+		v["pred_count_"+k.String()] = float64(c.PredictedTotal[k])
+		v["pred_rate_"+k.String()] = c.PredictedRate(k)
+		v["auc_"+k.String()] = auc[k]
 	}
-	out := make([]Metric, len(Names))
-	for i, n := range Names {
-		out[i] = Metric{Name: n, Value: v[n]}
+	return v
+}
+
+// Undefined says why the named metric, found NaN for outcomes with counts
+// c, is undefined (for a gate's message and summary.json).
+func Undefined(name string, c Counts) string {
+	label := func(prefix string) (Class, bool) {
+		if !strings.HasPrefix(name, prefix) {
+			return Unknown, false
+		}
+		for k := Class(0); k < 3; k++ {
+			if name == prefix+k.String() {
+				return k, true
+			}
+		}
+		return Unknown, false
 	}
-	return out, nil
+	noGold := func() string {
+		if c.Labelled == 0 {
+			return "no claim has a gold label"
+		}
+		if c.AnsweredLabelled == 0 {
+			return "no answered claim has a gold label"
+		}
+		return ""
+	}
+	switch name {
+	case "coverage", "abstain_rate", "pass_rate":
+		if c.N == 0 {
+			return "there are no claims"
+		}
+		return ""
+	case "mean_confidence", "pred_rate_supported", "pred_rate_unsupported", "pred_rate_insufficient":
+		if c.Answered == 0 {
+			return "no claim was answered"
+		}
+		return ""
+	case "tier1_fa_unconditional", "tier2_fa_unconditional":
+		if c.Labelled == 0 {
+			return "no claim has a gold label"
+		}
+		return ""
+	case "false_positive_rate", "false_negative_rate":
+		g := Unsupported
+		if name == "false_negative_rate" {
+			g = Supported
+		}
+		if c.GoldTotal[g] == 0 {
+			if c.Labelled == 0 {
+				return "no claim has a gold label"
+			}
+			return "no claim has gold label " + g.String()
+		}
+		return ""
+	case "evidence_coverage", "unsupported_rate":
+		return "every claim is of minor importance (the rate counts critical and material claims)"
+	case "latency_p50_ms", "latency_p99_ms":
+		return "no latency was measured"
+	case "degenerate_verifier":
+		if c.Answered == 0 {
+			return "no claim was answered"
+		}
+		if r := noGold(); r != "" {
+			return "no predicted label reaches 95% of answered claims, and " + r + " to compare accuracy with the majority baseline"
+		}
+		return ""
+	case "cohen_kappa":
+		if r := noGold(); r != "" {
+			return r
+		}
+		return "gold labels and predictions are all one and the same label (chance agreement is 1)"
+	}
+	if r := noGold(); r != "" {
+		switch {
+		case strings.HasPrefix(name, "pred_count_"), name == "n", name == "answered", name == "abstained", name == "temperature":
+			return ""
+		}
+		return r
+	}
+	if k, ok := label("precision_"); ok {
+		return "no answered labelled claim was predicted " + k.String()
+	}
+	if k, ok := label("recall_"); ok {
+		return "no answered claim has gold label " + k.String()
+	}
+	if k, ok := label("f1_"); ok {
+		return "no answered labelled claim has " + k.String() + " as gold label or prediction"
+	}
+	if k, ok := label("auc_"); ok {
+		return "answered labelled claims are all or none " + k.String() + " (AUC needs both)"
+	}
+	if name == "binary_auc" {
+		return "answered labelled claims are all or none supported (AUC needs both)"
+	}
+	return ""
 }
 
 // Seed 002 verdicts.
@@ -102,11 +291,13 @@ func VerdictOf(o Outcome, t float64) string {
 
 // Gates are seed 002's quality gates.
 type Gates struct {
-	EvidenceCoverage    float64 // of non-minor claims, supported or weak; 1 when there are none
-	UnsupportedRate     float64 // of non-minor claims, not found; 0 when there are none
+	EvidenceCoverage    float64 // of non-minor claims, supported or weak; NaN when there are none
+	UnsupportedRate     float64 // of non-minor claims, not found; NaN when there are none
 	CriticalUnsupported int     // critical claims not found
 	Contradictions      int     // claims contradicted
-	Pass                bool    // coverage >= 0.85, unsupported <= 0.05, no critical unsupported, no contradictions
+	// Pass: coverage >= 0.85 and unsupported <= 0.05 (vacuous without
+	// non-minor claims), no critical unsupported, no contradictions.
+	Pass bool
 }
 
 // QualityGates computes seed 002's gates. Claims without an importance
@@ -133,12 +324,9 @@ func QualityGates(outs []Outcome, t float64) Gates {
 			notFound++
 		}
 	}
-	g.EvidenceCoverage, g.UnsupportedRate = 1, 0
-	if material > 0 {
-		g.EvidenceCoverage = ratio(covered, material)
-		g.UnsupportedRate = ratio(notFound, material)
-	}
-	g.Pass = g.EvidenceCoverage >= 0.85 && g.UnsupportedRate <= 0.05 && g.CriticalUnsupported == 0 && g.Contradictions == 0
+	g.EvidenceCoverage = ratio(covered, material)
+	g.UnsupportedRate = ratio(notFound, material)
+	g.Pass = (material == 0 || g.EvidenceCoverage >= 0.85 && g.UnsupportedRate <= 0.05) && g.CriticalUnsupported == 0 && g.Contradictions == 0
 	return g
 }
 
@@ -149,11 +337,15 @@ type Bounds struct {
 	SupportedAccuracy, UnsupportedAccuracy float64
 	SupportedN, UnsupportedN               int
 	// CalibrationPass: both accuracies >= 0.75 (a side with no such claims
-	// passes vacuously) and the 10-bin ECE <= 0.10.
-	CalibrationPass bool
-	// Shares of answered claims predicted supported and unsupported; a
-	// verifier is flagged degenerate when over 100 answered claims it says
-	// supported for more than 99% or unsupported for more than 50%.
+	// passes vacuously) and the 10-bin ECE <= 0.10; CalibrationDefined is
+	// false when there is no answered labelled claim to judge (the ECE is
+	// undefined) and CalibrationPass is then false.
+	CalibrationPass    bool
+	CalibrationDefined bool
+	// Shares of answered claims predicted supported and unsupported (NaN
+	// with none); a verifier is flagged degenerate when over 100 answered
+	// claims it says supported for more than 99% or unsupported for more
+	// than 50%.
 	SupportedRate, RefutedRate             float64
 	DegenerateSupported, DegenerateRefuted bool
 }
@@ -188,8 +380,10 @@ func CalibrationBounds(outs []Outcome, t float64) Bounds {
 	if b.UnsupportedN > 0 {
 		b.UnsupportedAccuracy = ratio(okU, b.UnsupportedN)
 	}
+	ece := Calibration(outs, t).ECE10
+	b.CalibrationDefined = !math.IsNaN(ece)
 	b.CalibrationPass = (b.SupportedN == 0 || b.SupportedAccuracy >= 0.75) &&
-		(b.UnsupportedN == 0 || b.UnsupportedAccuracy >= 0.75) && Calibration(outs, t).ECE10 <= 0.10
+		(b.UnsupportedN == 0 || b.UnsupportedAccuracy >= 0.75) && ece <= 0.10
 	b.SupportedRate = ratio(c.PredictedTotal[Supported], c.Answered)
 	b.RefutedRate = ratio(c.PredictedTotal[Unsupported], c.Answered)
 	b.DegenerateSupported = c.Answered >= 100 && b.SupportedRate > 0.99
@@ -300,22 +494,22 @@ func (s Slice) Pick(outs []Outcome) []Outcome {
 	return p
 }
 
-// SliceMetrics are the headline metrics of one slice.
+// SliceMetrics are the metrics of one slice.
 type SliceMetrics struct {
-	Slice   string
-	Metrics []Metric
+	Slice string
+	Evaluation
 }
 
-// BySlice computes every headline metric overall, by claim type, by source
-// and by importance (the order of Slices).
-func BySlice(outs []Outcome, t float64) ([]SliceMetrics, error) {
+// BySlice evaluates every metric overall, by claim type, by source and by
+// importance (the order of Slices).
+func BySlice(outs []Outcome, t float64, opts BootstrapOptions) ([]SliceMetrics, error) {
 	var out []SliceMetrics
 	for _, s := range Slices(outs) {
-		m, err := Headline(s.Pick(outs), t)
+		e, err := Evaluate(s.Pick(outs), t, opts)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, SliceMetrics{Slice: s.Name, Metrics: m})
+		out = append(out, SliceMetrics{Slice: s.Name, Evaluation: e})
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -44,10 +45,10 @@ func riskCoverage(s []scored) []RCPoint {
 
 // AURC is the area under the risk–coverage curve: the mean over claims of
 // the risk at the point where each claim enters (claims tied in confidence
-// share their group's risk).
+// share their group's risk); NaN for no claims.
 func AURC(pts []RCPoint, n int) float64 {
 	if n == 0 {
-		return 0
+		return math.NaN()
 	}
 	sum, prev := 0.0, 0.0
 	for _, p := range pts {
@@ -58,10 +59,10 @@ func AURC(pts []RCPoint, n int) float64 {
 }
 
 // OracleAURC is the AURC of the best possible ordering of n claims with e
-// errors: every correct claim first.
+// errors: every correct claim first; NaN for no claims.
 func OracleAURC(n, e int) float64 {
 	if n == 0 {
-		return 0
+		return math.NaN()
 	}
 	sum := 0.0
 	c := n - e

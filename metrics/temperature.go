@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 )
@@ -94,105 +93,47 @@ func FitTemperature(outs []Outcome) float64 {
 // CalibrateOptions tune Calibrate.
 type CalibrateOptions struct {
 	Threshold float64 // apply scaling when the raw 10-bin ECE exceeds it; default 0.10
-	Folds     int     // cross-fitting folds for the "after" numbers; default 5
-	Seed      uint64  // fold assignment
-	// Split, when not nil, marks the outcomes to fit T on (true); the
-	// "after" numbers are then measured on the others instead of by
-	// cross-fitting. len(Split) must equal len(outs).
-	Split []bool
-	// Force applies scaling whatever the raw ECE (the --calibrate fixed path
-	// passes a temperature instead and does not call Calibrate).
+	Folds     int     // cross-fitting folds; default DefaultFolds
+	Seed      uint64  // fold assignment (FoldOf)
+	Min       int     // fewest labelled claims with logits to fit on; default DefaultMinCalibration
+	// Force applies scaling whatever the raw ECE (when a temperature is
+	// fitted at all).
 	Force bool
 }
 
-// CalibrationResult says whether temperature scaling was applied, with
-// which T, and the calibration measures before and after. After is measured
-// on outcomes whose probabilities came from a temperature fitted without
-// them.
+// CalibrationResult says whether temperature scaling was applied and
+// measures calibration before and after, both on the answered, labelled
+// claims. After is out of sample: each labelled claim is scaled by the T
+// of its cross-fitting fold (CrossFit.PerOutcome).
 type CalibrationResult struct {
 	Applied     bool
-	Temperature float64 // applied to the records: fitted on all (or the split's) labelled outcomes; 1 when not applied
+	Temperature float64 // the full-data T (CrossFit.Full) when applied; 1 otherwise
 	Before      CalibrationReport
 	After       CalibrationReport
-	// HeldOut is the number of labelled outcomes "After" was measured on.
-	HeldOut int
+	// HeldOut is the number of labelled claims with logits (each measured
+	// with a T fitted without it).
+	HeldOut  int
+	CrossFit CrossFitResult
 }
 
-// Calibrate measures raw calibration and, when the 10-bin ECE exceeds the
-// threshold, fits a temperature and measures the result out of sample.
+// Calibrate cross-fits a temperature (CrossFit) and applies it when a
+// temperature was fitted and the raw 10-bin ECE exceeds the threshold (or
+// Force is set). An undefined raw ECE (no answered labelled claims) never
+// triggers scaling.
 func Calibrate(outs []Outcome, opts CalibrateOptions) CalibrationResult {
 	if opts.Threshold == 0 {
 		opts.Threshold = 0.10
 	}
-	if opts.Folds < 2 {
-		opts.Folds = 5
-	}
-	res := CalibrationResult{Temperature: 1, Before: Calibration(outs, 1)}
+	cf := CrossFit(outs, CrossFitOptions{K: opts.Folds, Seed: opts.Seed, Min: opts.Min})
+	res := CalibrationResult{Temperature: 1, Before: Calibration(outs, 1), CrossFit: cf}
 	res.After = res.Before
-	if !opts.Force && res.Before.ECE10 <= opts.Threshold {
+	if !cf.Fitted || !(opts.Force || res.Before.ECE10 > opts.Threshold) {
 		return res
 	}
 	res.Applied = true
-	if opts.Split != nil {
-		var fit, test []Outcome
-		for i, o := range outs {
-			if opts.Split[i] {
-				fit = append(fit, o)
-			} else {
-				test = append(test, o)
-			}
-		}
-		res.Temperature = FitTemperature(fit)
-		res.After = Calibration(test, res.Temperature)
-		res.HeldOut = len(labelledScored(test))
-		return res
-	}
-	res.Temperature = FitTemperature(outs)
-	// Cross-fitting: each labelled outcome gets logits rescaled by a
-	// temperature fitted on the other folds. Rescaling the logits by T_f/1
-	// lets Calibration(…, 1) measure them.
-	fold := foldsOf(outs, opts.Folds, opts.Seed)
-	temps := make([]float64, opts.Folds)
-	for f := range temps {
-		var train []Outcome
-		for i, o := range outs {
-			if fold[i] != f {
-				train = append(train, o)
-			}
-		}
-		temps[f] = FitTemperature(train)
-	}
-	oof := make([]Outcome, len(outs))
-	for i, o := range outs {
-		oof[i] = o
-		if fold[i] >= 0 && o.Scored {
-			for k := range o.Logits {
-				oof[i].Logits[k] = o.Logits[k] / temps[fold[i]]
-			}
-		}
-	}
-	res.After = Calibration(oof, 1)
-	res.After.Temperature = res.Temperature
-	res.HeldOut = len(labelledScored(outs))
+	res.Temperature = cf.Full
+	res.After = Calibration(Scaled(outs, cf.PerOutcome), 1)
+	res.After.Temperature = cf.Full
+	res.HeldOut = cf.Labelled
 	return res
-}
-
-// foldsOf assigns labelled, scored outcomes to folds by a seeded shuffle
-// (-1 for the rest), so the assignment depends only on the seed and the
-// order of the outcomes.
-func foldsOf(outs []Outcome, k int, seed uint64) []int {
-	fold := make([]int, len(outs))
-	var idx []int
-	for i, o := range outs {
-		fold[i] = -1
-		if o.Gold != Unknown && o.Scored {
-			idx = append(idx, i)
-		}
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
-	for r, i := range idx {
-		fold[i] = r % k
-	}
-	return fold
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,12 +28,11 @@ func golden(t *testing.T, name string, got []byte) {
 // TestGoldenTablesAndSummary pins the terminal tables and summary.json of
 // a fixed set of outcomes.
 func TestGoldenTablesAndSummary(t *testing.T) {
-	tab, err := Compute(Input{RunID: "golden", Outcomes: outcomes(240, 9), Temperature: 1.4,
-		Calibration: metrics.CalibrationResult{Applied: true, Temperature: 1.4}, Seed: 3, Resamples: 100})
+	tab, err := Compute(crossFitted("golden", outcomes(240, 9), 3, 100))
 	require.NoError(t, err)
-	gates, err := ParseGates("tier1_fa_conditional>0.05,coverage<0.5")
+	gates, err := ParseGates("tier1_fa_conditional>0.05,coverage<0.5,latency_p99_ms>100")
 	require.NoError(t, err)
-	tab.Summary.Gates = Check(gates, tab.Summary.Metrics)
+	tab.Summary.Gates = Check(gates, &tab.Summary)
 	var buf bytes.Buffer
 	require.NoError(t, PrintTables(&buf, &tab.Summary))
 	golden(t, "tables.golden.txt", buf.Bytes())

@@ -47,8 +47,13 @@ type RunSettings struct {
 	Temperature       float64 `json:"temperature"`
 	ECEThreshold      float64 `json:"ece_threshold"`
 	Seed              uint64  `json:"seed"`
+	Folds             int     `json:"folds"`
+	MinCalibration    int     `json:"min_calibration"`
+	TemperatureFrom   string  `json:"temperature_from,omitempty"`
 	Resume            bool    `json:"resume"`
 	Index             string  `json:"index"`
+	NumericPolicy     string  `json:"numeric_policy,omitempty"`
+	NumericEffect     string  `json:"numeric_effect,omitempty"`
 	// Passages are the index's passage settings (window sentences, stride,
 	// longest window), read from the index's own manifest.
 	Passages any `json:"passages"`

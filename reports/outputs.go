@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/claimaudit/claimaudit/metrics"
@@ -63,11 +65,18 @@ const (
 type Input struct {
 	RunID       string
 	ToolVersion string
-	Outcomes    []metrics.Outcome
-	Temperature float64
-	Calibration metrics.CalibrationResult
-	Seed        uint64 // bootstrap
-	Resamples   int    // bootstrap; default 1000
+	// Outcomes carry the raw logits and the decisions as recorded.
+	Outcomes []metrics.Outcome
+	// Temperatures holds the T applied to each outcome (the records'
+	// temperature column); nil means 1 for all. Every calibrated-stage
+	// number is computed from metrics.Scaled(Outcomes, Temperatures), so
+	// with cross-fitted temperatures it is out of sample.
+	Temperatures []float64
+	// CrossFit is the cross-fitted temperature of the labelled claims,
+	// reported whatever was applied (audit report recomputes it).
+	CrossFit  metrics.CrossFitResult
+	Seed      uint64 // bootstrap
+	Resamples int    // bootstrap; default 1000
 	// MaxSourceSlices: sources with a slice of their own (the largest;
 	// the rest pooled in metrics.OtherSources); 0: the default cap, -1:
 	// every source.
@@ -77,23 +86,66 @@ type Input struct {
 	Manifest Manifest
 }
 
-// Summary is summary.json: the headline numbers a person or a job reads.
-type Summary struct {
-	RunID              string                        `json:"run_id"`
-	SchemaVersion      string                        `json:"schema_version"`
-	Claims             int                           `json:"claims"`
-	Temperature        float64                       `json:"temperature"`
-	CalibrationApplied bool                          `json:"calibration_applied"`
-	Metrics            map[string]float64            `json:"metrics"`   // slice all, stage calibrated
-	Intervals          map[string][2]float64         `json:"intervals"` // 95% bootstrap
-	RawMetrics         map[string]float64            `json:"raw_metrics"`
-	Confusion          map[string]map[string]int     `json:"confusion"` // gold → predicted → count
-	Verdicts           map[string]int                `json:"verdicts"`
-	QualityGates       metrics.Gates                 `json:"quality_gates"`
-	CalibrationBounds  map[string]any                `json:"calibration_bounds"`
-	Slices             map[string]map[string]float64 `json:"slices"`
-	Gates              []GateResult                  `json:"gates,omitempty"`
+// How temperatures were applied, as summary.json's calibration.applied.
+const (
+	AppliedNone        = "none"         // every T is 1
+	AppliedCrossFitted = "cross_fitted" // each labelled claim its fold's T, the rest the full-data T
+	AppliedUniform     = "uniform"      // one T for every claim (--calibrate fixed, a reused T)
+	AppliedPerClaim    = "per_claim"    // anything else
+)
+
+// CalibrationSummary is summary.json's account of temperature scaling.
+type CalibrationSummary struct {
+	Applied     string `json:"applied"`
+	Fitted      bool   `json:"fitted"`
+	Reason      string `json:"reason,omitempty"` // why no temperature was fitted
+	Labelled    int    `json:"labelled"`         // labelled claims with logits
+	MinLabelled int    `json:"min_labelled"`
+	Folds       int    `json:"folds"`
+	Seed        uint64 `json:"seed"`
+	// FullTemperature is fitted on every labelled claim (null when not
+	// fitted); FoldTemperatures[f] on every fold but f.
+	FullTemperature  *float64          `json:"full_temperature"`
+	FullAtBound      bool              `json:"full_at_bound"`
+	FoldTemperatures []metrics.FoldFit `json:"fold_temperatures"`
 }
+
+// QualityGatesSummary is seed 002's gates with undefined rates as null.
+type QualityGatesSummary struct {
+	EvidenceCoverage    *float64 `json:"EvidenceCoverage"`
+	UnsupportedRate     *float64 `json:"UnsupportedRate"`
+	CriticalUnsupported int      `json:"CriticalUnsupported"`
+	Contradictions      int      `json:"Contradictions"`
+	Pass                bool     `json:"Pass"`
+}
+
+// Summary is summary.json: the headline numbers a person or a job reads.
+// Undefined numbers are null.
+type Summary struct {
+	RunID         string `json:"run_id"`
+	SchemaVersion string `json:"schema_version"`
+	Claims        int    `json:"claims"`
+	// Temperature is the T claims without gold got, the one a later run
+	// reuses: the full-data T when cross-fitted, the common T when uniform.
+	Temperature        float64                        `json:"temperature"`
+	CalibrationApplied bool                           `json:"calibration_applied"`
+	Calibration        CalibrationSummary             `json:"calibration"`
+	Metrics            map[string]*float64            `json:"metrics"`   // slice all, stage calibrated
+	Intervals          map[string]*[2]float64         `json:"intervals"` // 95% bootstrap; null when undefined
+	RawMetrics         map[string]*float64            `json:"raw_metrics"`
+	Undefined          map[string]string              `json:"undefined,omitempty"` // why a metric is null
+	Confusion          map[string]map[string]int      `json:"confusion"`           // gold → predicted → count
+	Verdicts           map[string]int                 `json:"verdicts"`
+	QualityGates       QualityGatesSummary            `json:"quality_gates"`
+	CalibrationBounds  map[string]any                 `json:"calibration_bounds"`
+	Slices             map[string]map[string]*float64 `json:"slices"`
+	Warnings           []string                       `json:"warnings"`
+	Gates              []GateResult                   `json:"gates,omitempty"`
+}
+
+// sliceSummary are the metrics summary.json gives per slice.
+var sliceSummary = []string{"n", "coverage", "accuracy", "majority_accuracy", "macro_f1", "tier1_fa_conditional",
+	"pred_rate_supported", "pred_rate_unsupported", "pred_rate_insufficient", "degenerate_verifier"}
 
 func fp(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -102,11 +154,23 @@ func fp(v float64) *float64 {
 	return &v
 }
 
-func finiteOr0(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
+// appliedKind says how temps were applied, and the T claims without gold
+// got.
+func appliedKind(temps []float64, cf metrics.CrossFitResult) (string, float64) {
+	ones, uniform := true, true
+	for _, t := range temps {
+		ones = ones && t == 1
+		uniform = uniform && t == temps[0]
 	}
-	return v
+	switch {
+	case ones:
+		return AppliedNone, 1
+	case cf.Fitted && slices.Equal(temps, cf.PerOutcome):
+		return AppliedCrossFitted, cf.Full
+	case uniform:
+		return AppliedUniform, temps[0]
+	}
+	return AppliedPerClaim, cf.Full
 }
 
 // Compute derives every table of a report. It is what `audit run` and
@@ -115,52 +179,84 @@ func Compute(in Input) (*Tables, error) {
 	if in.Resamples == 0 {
 		in.Resamples = 1000
 	}
-	t := &Tables{Summary: Summary{RunID: in.RunID, SchemaVersion: SchemaVersion, Claims: len(in.Outcomes), Temperature: in.Temperature,
-		CalibrationApplied: in.Calibration.Applied, Metrics: map[string]float64{}, Intervals: map[string][2]float64{},
-		RawMetrics: map[string]float64{}, Confusion: map[string]map[string]int{}, Verdicts: map[string]int{}, Slices: map[string]map[string]float64{}}}
+	if in.Temperatures != nil && len(in.Temperatures) != len(in.Outcomes) {
+		return nil, fmt.Errorf("compute report: %d temperatures for %d outcomes", len(in.Temperatures), len(in.Outcomes))
+	}
+	for i, t := range in.Temperatures {
+		if !(t > 0) || math.IsInf(t, 0) {
+			return nil, fmt.Errorf("compute report: outcome %d: temperature %v is not a positive number", i, t)
+		}
+	}
+	kind, temp := appliedKind(in.Temperatures, in.CrossFit)
+	cf := in.CrossFit
+	t := &Tables{Summary: Summary{RunID: in.RunID, SchemaVersion: SchemaVersion, Claims: len(in.Outcomes), Temperature: temp,
+		CalibrationApplied: kind != AppliedNone,
+		Calibration: CalibrationSummary{Applied: kind, Fitted: cf.Fitted, Reason: cf.Reason, Labelled: cf.Labelled,
+			MinLabelled: cf.Min, Folds: cf.K, Seed: cf.Seed, FoldTemperatures: cf.Folds, FullAtBound: cf.FullAtBound},
+		Metrics: map[string]*float64{}, Intervals: map[string]*[2]float64{},
+		RawMetrics: map[string]*float64{}, Undefined: map[string]string{}, Confusion: map[string]map[string]int{},
+		Verdicts: map[string]int{}, Slices: map[string]map[string]*float64{}, Warnings: []string{}}}
+	if cf.Fitted {
+		t.Summary.Calibration.FullTemperature = fp(cf.Full)
+	}
+	if t.Summary.Calibration.FoldTemperatures == nil {
+		t.Summary.Calibration.FoldTemperatures = []metrics.FoldFit{}
+	}
+	scaled := metrics.Scaled(in.Outcomes, in.Temperatures)
 	stages := []struct {
 		name string
-		temp float64
-	}{{StageRaw, 1}, {StageCalibrated, in.Temperature}}
+		outs []metrics.Outcome
+		temp float64 // the temperature metric's value
+	}{{StageRaw, in.Outcomes, 1}, {StageCalibrated, scaled, temp}}
+	var overall metrics.Evaluation
 	for _, sl := range metrics.SlicesWith(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}) {
-		outs := sl.Pick(in.Outcomes)
 		for _, st := range stages {
-			m, err := metrics.Headline(outs, st.temp)
+			// Intervals for "all" always; for a smaller slice only from
+			// metrics.MinBootstrapClaims claims up (null below).
+			outs := sl.Pick(st.outs)
+			e, err := metrics.Evaluate(outs, 1, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed,
+				None: sl.Name != "all" && len(outs) < metrics.MinBootstrapClaims})
 			if err != nil {
 				return nil, err
 			}
-			// Intervals for "all" always; for a smaller slice only from
-			// metrics.MinBootstrapClaims claims up (null below).
-			var ci map[string]metrics.Interval
-			if sl.Name == "all" || len(outs) >= metrics.MinBootstrapClaims {
-				if ci, err = metrics.Bootstrap(outs, st.temp, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed}); err != nil {
-					return nil, err
+			for i := range e.Metrics {
+				if e.Metrics[i].Name == "temperature" {
+					e.Metrics[i].Value = st.temp
 				}
 			}
-			for _, x := range m {
+			if sl.Name == "all" && st.name == StageCalibrated {
+				overall = e
+			}
+			for _, x := range e.Metrics {
 				row := MetricRow{RunID: in.RunID, Metric: x.Name, Slice: sl.Name, Stage: st.name, Value: fp(x.Value)}
-				if iv, ok := ci[x.Name]; ok {
+				iv, hasCI := e.Intervals[x.Name]
+				if hasCI {
 					row.CILow, row.CIHigh = fp(iv.Low), fp(iv.High)
 				}
 				t.Metrics = append(t.Metrics, row)
-				if sl.Name == "all" && st.name == StageCalibrated {
-					t.Summary.Metrics[x.Name] = finiteOr0(x.Value)
-					if iv, ok := ci[x.Name]; ok {
-						t.Summary.Intervals[x.Name] = [2]float64{iv.Low, iv.High}
+				switch {
+				case sl.Name == "all" && st.name == StageCalibrated:
+					t.Summary.Metrics[x.Name] = fp(x.Value)
+					if slices.Contains(metrics.BootstrapMetrics, x.Name) {
+						t.Summary.Intervals[x.Name] = nil
+						if hasCI {
+							t.Summary.Intervals[x.Name] = &[2]float64{iv.Low, iv.High}
+						}
 					}
-				}
-				if sl.Name == "all" && st.name == StageRaw {
-					t.Summary.RawMetrics[x.Name] = finiteOr0(x.Value)
-				}
-				if sl.Name != "all" && st.name == StageCalibrated && (x.Name == "n" || x.Name == "accuracy" || x.Name == "macro_f1" || x.Name == "tier1_fa_conditional" || x.Name == "coverage") {
+					if math.IsNaN(x.Value) {
+						t.Summary.Undefined[x.Name] = metrics.Undefined(x.Name, e.Counts)
+					}
+				case sl.Name == "all" && st.name == StageRaw:
+					t.Summary.RawMetrics[x.Name] = fp(x.Value)
+				case st.name == StageCalibrated && slices.Contains(sliceSummary, x.Name):
 					if t.Summary.Slices[sl.Name] == nil {
-						t.Summary.Slices[sl.Name] = map[string]float64{}
+						t.Summary.Slices[sl.Name] = map[string]*float64{}
 					}
-					t.Summary.Slices[sl.Name][x.Name] = finiteOr0(x.Value)
+					t.Summary.Slices[sl.Name][x.Name] = fp(x.Value)
 				}
 			}
 		}
-		c := metrics.Count(outs)
+		c := metrics.Count(sl.Pick(in.Outcomes))
 		for g := 0; g < 3; g++ {
 			for p := 0; p < 3; p++ {
 				t.Confusion = append(t.Confusion, ConfusionRow{RunID: in.RunID, Slice: sl.Name, GoldLabel: metrics.ClassNames[g],
@@ -174,8 +270,13 @@ func Compute(in Input) (*Tables, error) {
 			}
 		}
 	}
+	if len(in.Outcomes) == 0 {
+		// Slices always has "all"; this keeps the zero-claim report whole.
+		overall, _ = metrics.Evaluate(nil, 1, metrics.BootstrapOptions{Resamples: 1})
+	}
 	for _, st := range stages {
-		cal := metrics.Calibration(in.Outcomes, st.temp)
+		cal := metrics.Calibration(st.outs, 1)
+		cal.Temperature = st.temp
 		for _, scheme := range []string{metrics.EqualWidth10, metrics.EqualWidth15, metrics.EqualMass10} {
 			for _, b := range cal.Bins[scheme] {
 				t.Calibration = append(t.Calibration, CalibrationRow{RunID: in.RunID, Stage: st.name, Scheme: scheme, Bin: int32(b.Index),
@@ -183,26 +284,82 @@ func Compute(in Input) (*Tables, error) {
 			}
 		}
 		t.Reliability = append(t.Reliability, cal)
-		for _, p := range metrics.RiskCoverage(in.Outcomes, st.temp) {
+		for _, p := range metrics.RiskCoverage(st.outs, 1) {
 			t.RiskCoverage = append(t.RiskCoverage, RiskCoverageRow{RunID: in.RunID, Stage: st.name, Threshold: p.Threshold, Coverage: p.Coverage, Risk: p.Risk})
 		}
 	}
-	for _, o := range in.Outcomes {
-		t.Summary.Verdicts[metrics.VerdictOf(o, in.Temperature)]++
+	for _, o := range scaled {
+		t.Summary.Verdicts[metrics.VerdictOf(o, 1)]++
 	}
-	t.Summary.QualityGates = metrics.QualityGates(in.Outcomes, in.Temperature)
-	b := metrics.CalibrationBounds(in.Outcomes, in.Temperature)
+	g := metrics.QualityGates(scaled, 1)
+	t.Summary.QualityGates = QualityGatesSummary{EvidenceCoverage: fp(g.EvidenceCoverage), UnsupportedRate: fp(g.UnsupportedRate),
+		CriticalUnsupported: g.CriticalUnsupported, Contradictions: g.Contradictions, Pass: g.Pass}
+	b := metrics.CalibrationBounds(scaled, 1)
+	var pass any
+	if b.CalibrationDefined {
+		pass = b.CalibrationPass
+	}
 	t.Summary.CalibrationBounds = map[string]any{
-		"supported_accuracy_at_p80": finiteOr0(b.SupportedAccuracy), "supported_n_at_p80": b.SupportedN,
-		"unsupported_accuracy_at_p80": finiteOr0(b.UnsupportedAccuracy), "unsupported_n_at_p80": b.UnsupportedN,
-		"pass": b.CalibrationPass, "supported_rate": b.SupportedRate, "refuted_rate": b.RefutedRate,
+		"supported_accuracy_at_p80": fp(b.SupportedAccuracy), "supported_n_at_p80": b.SupportedN,
+		"unsupported_accuracy_at_p80": fp(b.UnsupportedAccuracy), "unsupported_n_at_p80": b.UnsupportedN,
+		"pass": pass, "supported_rate": fp(b.SupportedRate), "refuted_rate": fp(b.RefutedRate),
 		"degenerate_supported": b.DegenerateSupported, "degenerate_refuted": b.DegenerateRefuted,
 	}
+	t.Summary.Warnings = warnings(&t.Summary, overall)
 	t.outcomes = in.Outcomes
-	t.temperature = in.Temperature
+	t.scaled = scaled
+	t.temperature = temp
 	t.manifest = in.Manifest
 	t.meta = Meta{RunID: in.RunID, ToolVersion: in.ToolVersion}
 	return t, nil
+}
+
+// warnings are the lines a person must not miss, in a fixed order: no
+// gold, a degenerate verifier, no temperature fitted, a fit on its bound.
+func warnings(s *Summary, e metrics.Evaluation) []string {
+	w := []string{}
+	c := e.Counts
+	if c.N > 0 && c.Labelled == 0 {
+		w = append(w, "no gold labels: accuracy, false-accept rates and calibration error are undefined (null); the predicted-label distribution is the headline")
+	}
+	if e.Value("degenerate_verifier") == 1 {
+		for k := metrics.Class(0); k < 3; k++ {
+			if float64(c.PredictedTotal[k]) >= metrics.DegenerateShare*float64(c.Answered) {
+				w = append(w, fmt.Sprintf("degenerate verifier: it predicted %s for %.1f%% of answered claims (%d of %d)",
+					k, 100*float64(c.PredictedTotal[k])/float64(c.Answered), c.PredictedTotal[k], c.Answered))
+			}
+		}
+		acc, maj := e.Value("accuracy"), e.Value("majority_accuracy")
+		if iv, ok := e.Intervals["majority_accuracy"]; ok && !math.IsNaN(acc) && acc <= iv.High {
+			w = append(w, fmt.Sprintf("degenerate verifier: accuracy %.3f does not beat the majority-class baseline %.3f (always %s; 95%% interval [%.3f, %.3f])",
+				acc, maj, majorityName(c), iv.Low, iv.High))
+		}
+	}
+	cal := s.Calibration
+	if !cal.Fitted && s.Calibration.Applied == AppliedNone && cal.Reason != "" {
+		w = append(w, "no temperature fitted: "+cal.Reason+"; probabilities are the verifier's own (T = 1)")
+	}
+	if cal.Fitted {
+		var at []string
+		if cal.FullAtBound {
+			at = append(at, fmt.Sprintf("full data T = %g", *cal.FullTemperature))
+		}
+		for _, f := range cal.FoldTemperatures {
+			if f.AtBound {
+				at = append(at, fmt.Sprintf("fold %d T = %g", f.Fold, f.Temperature))
+			}
+		}
+		if len(at) > 0 {
+			w = append(w, fmt.Sprintf("temperature fit on its bound [%g, %g] (%s): the NLL kept falling past it; treat calibrated numbers with suspicion",
+				metrics.MinTemperature, metrics.MaxTemperature, strings.Join(at, ", ")))
+		}
+	}
+	return w
+}
+
+func majorityName(c metrics.Counts) string {
+	k, _ := c.Majority()
+	return k.String()
 }
 
 // Tables are the computed contents of a report folder.
@@ -214,7 +371,8 @@ type Tables struct {
 	RiskCoverage []RiskCoverageRow
 	Reliability  []metrics.CalibrationReport // raw, calibrated
 
-	outcomes    []metrics.Outcome
+	outcomes    []metrics.Outcome // raw
+	scaled      []metrics.Outcome // calibrated: logits ÷ each claim's T
 	temperature float64
 	manifest    Manifest
 	meta        Meta

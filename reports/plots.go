@@ -56,7 +56,7 @@ func savePNG(p *plot.Plot, path string) error {
 func (t *Tables) reliabilityPlot() (*plot.Plot, error) {
 	p := plot.New()
 	raw, cal := t.Reliability[0], t.Reliability[1]
-	p.Title.Text = fmt.Sprintf("Reliability (10 bins): ECE %.3f raw, %.3f calibrated (T = %.2f)", raw.ECE10, cal.ECE10, t.temperature)
+	p.Title.Text = fmt.Sprintf("Reliability (10 bins): ECE %s raw, %s calibrated (%s)", num(fp(raw.ECE10)), num(fp(cal.ECE10)), calibrationLine(&t.Summary))
 	p.X.Label.Text, p.Y.Label.Text = "confidence", "accuracy"
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
@@ -109,11 +109,11 @@ func (t *Tables) confidencePlot() (*plot.Plot, error) {
 	p.Title.Text = "Confidence of answered claims by predicted label (calibrated)"
 	p.X.Label.Text, p.Y.Label.Text = "confidence bin (upper edge)", "claims"
 	var counts [3][10]float64
-	for _, o := range t.outcomes {
+	for _, o := range t.scaled {
 		if o.Abstained || !o.Scored {
 			continue
 		}
-		pr := metrics.Softmax(o.Logits, t.temperature)
+		pr := metrics.Softmax(o.Logits, 1)
 		k := metrics.Argmax(pr)
 		b := int(math.Ceil(pr[k]*10)) - 1
 		b = max(0, min(9, b))
@@ -149,10 +149,10 @@ func (t *Tables) riskCoveragePlot() (*plot.Plot, error) {
 	title := "Risk–coverage"
 	for _, s := range []struct {
 		name string
-		temp float64
+		outs []metrics.Outcome
 		col  color.Color
-	}{{"raw", 1, colRaw}, {"calibrated", t.temperature, colCal}} {
-		rc := metrics.RiskCoverage(t.outcomes, s.temp)
+	}{{"raw", t.outcomes, colRaw}, {"calibrated", t.scaled, colCal}} {
+		rc := metrics.RiskCoverage(s.outs, 1)
 		if len(rc) == 0 {
 			continue
 		}

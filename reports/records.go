@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion of the Parquet files; bumped on any column change.
-const SchemaVersion = "1"
+const SchemaVersion = "3"
 
 // Evidence is one retrieved passage of a record.
 type Evidence struct {
@@ -60,6 +60,19 @@ type Record struct {
 	LatencyMS      float64    `parquet:"latency_ms"`
 	Verifier       string     `parquet:"verifier,dict"`
 	RunID          string     `parquet:"run_id,dict"`
+
+	// The numeric check's reason and the passage number it matched (or,
+	// when none matched, the nearest one); null when the claim states no
+	// number or no passage number was near.
+	NumericReason    *string  `parquet:"numeric_reason,optional"`
+	NumericFactID    *string  `parquet:"numeric_fact_id,optional"`
+	NumericFactValue *float64 `parquet:"numeric_fact_value,optional"`
+	NumericFactUnit  *string  `parquet:"numeric_fact_unit,optional,dict"`
+	NumericFactYear  *int64   `parquet:"numeric_fact_year,optional"`
+	// VerifierLabel is the verifier's own label; DecidedBy the rule that
+	// set predicted_label. Both null when abstained.
+	VerifierLabel *string `parquet:"verifier_label,optional,dict"`
+	DecidedBy     *string `parquet:"decided_by,optional,dict"`
 }
 
 // RowGroupRows bounds a row group, so readers stream large files.
@@ -203,7 +216,7 @@ func ReadParquet[T any](path string) ([]T, error) {
 // OutcomeOf reduces a record to what metrics need. The pipeline uses it
 // too, so a report recomputed from records.parquet equals the run's.
 func OutcomeOf(r Record) metrics.Outcome {
-	o := metrics.Outcome{Gold: metrics.Unknown, Abstained: r.Abstained, Type: r.ClaimType, Source: r.SourceID,
+	o := metrics.Outcome{ID: r.ClaimID, Gold: metrics.Unknown, Abstained: r.Abstained, Type: r.ClaimType, Source: r.SourceID,
 		Importance: r.Importance, LatencyMS: r.LatencyMS}
 	if r.GoldLabel != nil {
 		o.Gold = classNamed(*r.GoldLabel)

@@ -3,10 +3,10 @@ package reports
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -32,7 +32,13 @@ func outcomes(n int, seed uint64) []metrics.Outcome {
 		for k := range z {
 			z[k] = rng.NormFloat64() * 2
 		}
-		o := metrics.Outcome{Gold: metrics.Class(rng.IntN(3)), Scored: true, Logits: z, Predicted: metrics.Argmax(z),
+		// Gold follows the logits' argmax 60% of the time: a verifier that
+		// knows something and is over-confident about it.
+		gold := metrics.Class(rng.IntN(3))
+		if rng.Float64() < 0.6 {
+			gold = metrics.Argmax(z)
+		}
+		o := metrics.Outcome{ID: fmt.Sprintf("c%03d", i), Gold: gold, Scored: true, Logits: z, Predicted: metrics.Argmax(z),
 			Type: []string{"numeric", "fact"}[i%2], Source: []string{"a", "b", "c"}[i%3], Importance: "material", LatencyMS: float64(i % 7)}
 		if i%9 == 0 {
 			o.Abstained = true
@@ -45,11 +51,17 @@ func outcomes(n int, seed uint64) []metrics.Outcome {
 	return outs
 }
 
+// crossFitted is the Input of a run that applied cross-fitted temperatures.
+func crossFitted(runID string, outs []metrics.Outcome, seed uint64, resamples int) Input {
+	cf := metrics.CrossFit(outs, metrics.CrossFitOptions{Seed: seed})
+	return Input{RunID: runID, ToolVersion: "test", Outcomes: outs, Temperatures: cf.PerOutcome, CrossFit: cf, Seed: seed, Resamples: resamples}
+}
+
 func writeReport(t *testing.T) (string, *Tables) {
 	dir := t.TempDir()
-	tab, err := Compute(Input{RunID: "r1", ToolVersion: "test", Outcomes: outcomes(500, 1), Temperature: 1.7,
-		Calibration: metrics.CalibrationResult{Applied: true, Temperature: 1.7}, Seed: 1, Resamples: 200})
+	tab, err := Compute(crossFitted("r1", outcomes(500, 1), 1, 200))
 	require.NoError(t, err)
+	require.Equal(t, AppliedCrossFitted, tab.Summary.Calibration.Applied)
 	require.NoError(t, tab.Write(dir))
 	return dir, tab
 }
@@ -133,7 +145,8 @@ func TestRecordsReadByArrow(t *testing.T) {
 	assert.EqualValues(t, 2, tbl.NumRows())
 	names := columnNames(tbl)
 	assert.Equal(t, "claim_id", names[0])
-	assert.Equal(t, "run_id", names[len(names)-1])
+	assert.Equal(t, "run_id", names[32])
+	assert.Equal(t, "decided_by", names[len(names)-1], "columns added in schema 2 come last")
 	ev := tbl.Schema().Field(27)
 	assert.Equal(t, "evidence", ev.Name)
 	assert.Equal(t, arrow.LIST, ev.Type.ID(), "evidence is a standard LIST")
@@ -170,7 +183,7 @@ func distinctColours(img image.Image) int {
 }
 
 func TestCalibratedStageEqualsRawWithoutTemperature(t *testing.T) {
-	tab, err := Compute(Input{RunID: "r", Outcomes: outcomes(300, 2), Temperature: 1, Seed: 1, Resamples: 50})
+	tab, err := Compute(Input{RunID: "r", Outcomes: outcomes(300, 2), Seed: 1, Resamples: 50})
 	require.NoError(t, err)
 	raw, cal := map[string]*float64{}, map[string]*float64{}
 	for _, r := range tab.Metrics {
@@ -183,18 +196,66 @@ func TestCalibratedStageEqualsRawWithoutTemperature(t *testing.T) {
 	}
 	require.NotEmpty(t, raw)
 	assert.Equal(t, raw, cal)
+	assert.Equal(t, AppliedNone, tab.Summary.Calibration.Applied)
+	assert.False(t, tab.Summary.CalibrationApplied)
 }
 
+// Every calibrated number comes from each claim's own temperature: the
+// calibrated ECE is that of the cross-fitted probabilities, not of the
+// full-data T applied to the claims it was fitted on.
+func TestCalibratedStageIsCrossFitted(t *testing.T) {
+	outs := outcomes(500, 1)
+	in := crossFitted("r", outs, 1, 50)
+	require.True(t, in.CrossFit.Fitted, in.CrossFit.Reason)
+	tab, err := Compute(in)
+	require.NoError(t, err)
+	want := metrics.Calibration(metrics.Scaled(outs, in.CrossFit.PerOutcome), 1).ECE10
+	inSample := metrics.Calibration(outs, in.CrossFit.Full).ECE10
+	require.NotEqual(t, want, inSample)
+	assert.Equal(t, want, *tab.Summary.Metrics["ece_10"])
+	assert.Equal(t, in.CrossFit.Full, tab.Summary.Temperature)
+	assert.Equal(t, in.CrossFit.Full, *tab.Summary.Calibration.FullTemperature)
+	assert.Len(t, tab.Summary.Calibration.FoldTemperatures, 5)
+	assert.Equal(t, want, tab.Reliability[1].ECE10, "the reliability plot draws the same bins")
+
+	// One T for all is reported as uniform, and claims without gold get it.
+	uni := make([]float64, len(outs))
+	for i := range uni {
+		uni[i] = 1.3
+	}
+	tab, err = Compute(Input{RunID: "r", Outcomes: outs, Temperatures: uni, CrossFit: in.CrossFit, Seed: 1, Resamples: 20})
+	require.NoError(t, err)
+	assert.Equal(t, AppliedUniform, tab.Summary.Calibration.Applied)
+	assert.Equal(t, 1.3, tab.Summary.Temperature)
+}
+
+// A gate over a metric fails with its value; the gate is written with the
+// metric's literal name, so renaming the metric fails this test.
 func TestGates(t *testing.T) {
-	g, err := ParseGates("tier1_fa_conditional>0.05, ece_10 >= 0.10,coverage<0.8")
+	outs := outcomes(400, 4)
+	tab, err := Compute(Input{RunID: "r", Outcomes: outs, Seed: 1, Resamples: 20})
+	require.NoError(t, err)
+	c := metrics.Count(outs)
+	require.Greater(t, c.Tier1FAConditional(), 0.05)
+	g, err := ParseGates("tier1_fa_conditional>0.05, coverage >= 0.99,coverage<0.8")
 	require.NoError(t, err)
 	require.Len(t, g, 3)
-	res := Check(g, map[string]float64{"tier1_fa_conditional": 0.07, "ece_10": 0.05, "coverage": 0.9})
+	res := Check(g, &tab.Summary)
+	assert.Equal(t, c.Tier1FAConditional(), res[0].Value)
 	assert.True(t, res[0].Failed)
-	assert.False(t, res[1].Failed)
+	assert.Equal(t, c.Coverage(), res[1].Value)
+	assert.False(t, res[1].Failed, "coverage %v", c.Coverage())
 	assert.False(t, res[2].Failed)
-	res = Check(g, map[string]float64{"tier1_fa_conditional": 0.05, "ece_10": 0.10, "coverage": 0.5})
-	assert.Equal(t, []bool{false, true, true}, []bool{res[0].Failed, res[1].Failed, res[2].Failed}, "> is strict, >= is not")
+	assert.False(t, res[0].Undefined)
+	err = Failures(res)
+	var ge *GateError
+	require.ErrorAs(t, err, &ge)
+	assert.Equal(t, fmt.Sprintf("gate failed: tier1_fa_conditional>0.05 (value %.4g)", c.Tier1FAConditional()), err.Error())
+	assert.NoError(t, Failures(res[1:]))
+
+	v := func(x float64) *float64 { return &x }
+	res = Check(g, &Summary{Metrics: map[string]*float64{"tier1_fa_conditional": v(0.05), "coverage": v(0.99)}})
+	assert.Equal(t, []bool{false, true, false}, []bool{res[0].Failed, res[1].Failed, res[2].Failed}, "> is strict, >= is not")
 	for _, bad := range []string{"accuracy", "accuracy=>0.5", "acuracy>0.5", "accuracy>high", ">0.5"} {
 		_, err := ParseGates(bad)
 		assert.ErrorIs(t, err, ErrBadGate, bad)
@@ -204,16 +265,141 @@ func TestGates(t *testing.T) {
 	assert.Empty(t, none)
 }
 
+// Without gold every gold-based number is null in every file, a gate over
+// one fails saying why, and the predicted-label distribution is there.
+func TestNoGoldIsNullEverywhere(t *testing.T) {
+	outs := outcomes(300, 5)
+	for i := range outs {
+		outs[i].Gold = metrics.Unknown
+	}
+	cf := metrics.CrossFit(outs, metrics.CrossFitOptions{Seed: 1})
+	require.False(t, cf.Fitted)
+	dir := t.TempDir()
+	tab, err := Compute(Input{RunID: "r", Outcomes: outs, CrossFit: cf, Seed: 1, Resamples: 50})
+	require.NoError(t, err)
+	g, err := ParseGates("accuracy<0.6,tier1_fa_conditional>0.05,pred_rate_supported<0.99")
+	require.NoError(t, err)
+	tab.Summary.Gates = Check(g, &tab.Summary)
+	require.NoError(t, tab.Write(dir))
+
+	for _, r := range tab.Summary.Gates[:2] {
+		assert.True(t, r.Failed && r.Undefined, r.Expr)
+		assert.Contains(t, r.Reason, "is undefined: no claim has a gold label", r.Expr)
+	}
+	assert.True(t, tab.Summary.Gates[2].Failed && !tab.Summary.Gates[2].Undefined, "the predicted distribution is gateable")
+	assert.Contains(t, Failures(tab.Summary.Gates).Error(), "accuracy<0.6 (accuracy is undefined: no claim has a gold label)")
+
+	// metrics.parquet: gold-based values and their intervals are null.
+	tbl := readArrow(t, filepath.Join(dir, "metrics.parquet"))
+	names := map[string]bool{"accuracy": true, "tier1_fa_conditional": true, "ece_10": true, "majority_accuracy": true, "binary_auc": true, "cohen_kappa": true}
+	seen := 0
+	for i := 0; i < int(tbl.NumRows()); i++ {
+		metric := columnString(t, tbl, 1, i)
+		if !names[metric] {
+			continue
+		}
+		seen++
+		for col := 4; col <= 6; col++ {
+			assert.True(t, columnNull(t, tbl, col, i), "%s %s is null", metric, columnNames(tbl)[col])
+		}
+	}
+	assert.Positive(t, seen)
+
+	js, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal(js, &sum))
+	m := sum["metrics"].(map[string]any)
+	assert.Nil(t, m["accuracy"])
+	assert.Contains(t, m, "accuracy", "present, as null")
+	assert.Nil(t, sum["intervals"].(map[string]any)["accuracy"])
+	assert.NotNil(t, m["pred_rate_supported"])
+	assert.Equal(t, "no claim has a gold label", sum["undefined"].(map[string]any)["accuracy"])
+	assert.Contains(t, string(js), `"value": null`, "an undefined gate's value is null")
+
+	var buf bytes.Buffer
+	require.NoError(t, PrintTables(&buf, &tab.Summary))
+	out := buf.String()
+	assert.Regexp(t, `accuracy +│ — +│ +│ —`, out)
+	assert.NotContains(t, out, "0.000 [0.000")
+	assert.Contains(t, out, "warning: no gold labels")
+	assert.Contains(t, out, "warning: no temperature fitted: no labelled claims with logits")
+	assert.Regexp(t, `supported +│ [0-9]+ +│ 0\.[0-9]{3}`, out)
+	assert.NotContains(t, out, "gold \\ predicted", "no confusion matrix without gold")
+}
+
+// A verifier that says one label for everything is flagged, with a warning
+// that names the label and the majority baseline.
+func TestDegenerateVerifierWarns(t *testing.T) {
+	outs := outcomes(300, 6)
+	for i := range outs {
+		outs[i].Logits = [3]float64{0, 0, 1 + float64(i%5)/10}
+		outs[i].Predicted = metrics.Insufficient
+		outs[i].Gold = metrics.Class(i % 3)
+		if i%10 < 7 {
+			outs[i].Gold = metrics.Insufficient
+		}
+	}
+	tab, err := Compute(Input{RunID: "r", Outcomes: outs, Seed: 1, Resamples: 100})
+	require.NoError(t, err)
+	s := tab.Summary
+	assert.Equal(t, 1.0, *s.Metrics["degenerate_verifier"])
+	assert.Equal(t, *s.Metrics["accuracy"], *s.Metrics["majority_accuracy"], "always insufficient is the majority baseline")
+	var buf bytes.Buffer
+	require.NoError(t, PrintTables(&buf, &s))
+	assert.Contains(t, buf.String(), "warning: degenerate verifier: it predicted insufficient for 100.0% of answered claims")
+	assert.Contains(t, buf.String(), "warning: degenerate verifier: accuracy")
+	assert.Regexp(t, `majority-class baseline +│ 0\.[0-9]{3} +│ \[`, buf.String())
+	assert.Regexp(t, `degenerate verifier +│ YES`, buf.String())
+
+	good, err := Compute(crossFitted("r", outcomes(500, 1), 1, 100))
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, *good.Summary.Metrics["degenerate_verifier"])
+	for _, w := range good.Summary.Warnings {
+		assert.NotContains(t, w, "degenerate")
+	}
+}
+
+func columnString(t *testing.T, tbl arrow.Table, col, row int) string {
+	t.Helper()
+	for _, ch := range tbl.Column(col).Data().Chunks() {
+		if row < ch.Len() {
+			switch a := ch.(type) {
+			case *array.String:
+				return a.Value(row)
+			case *array.Dictionary:
+				return a.Dictionary().(*array.String).Value(a.GetValueIndex(row))
+			}
+			t.Fatalf("column %d is %T", col, ch)
+		}
+		row -= ch.Len()
+	}
+	t.Fatalf("row %d out of range", row)
+	return ""
+}
+
+func columnNull(t *testing.T, tbl arrow.Table, col, row int) bool {
+	t.Helper()
+	for _, ch := range tbl.Column(col).Data().Chunks() {
+		if row < ch.Len() {
+			return ch.IsNull(row)
+		}
+		row -= ch.Len()
+	}
+	t.Fatalf("row %d out of range", row)
+	return false
+}
+
 func TestSummaryHasHeadlineAndIntervals(t *testing.T) {
 	_, tab := writeReport(t)
 	s := tab.Summary
 	assert.Equal(t, 500, s.Claims)
 	for _, name := range metrics.BootstrapMetrics {
-		iv, ok := s.Intervals[name]
-		require.True(t, ok, name)
+		iv := s.Intervals[name]
+		require.NotNil(t, iv, name)
 		assert.LessOrEqual(t, iv[0], iv[1])
 	}
-	assert.False(t, math.IsNaN(s.Metrics["accuracy"]))
+	require.NotNil(t, s.Metrics["accuracy"])
 	assert.Contains(t, s.Slices, "type=numeric")
 	assert.Contains(t, s.Slices, "source=a")
 }
@@ -228,7 +414,7 @@ func TestManySourcesAreCappedAndSmallSlicesHaveNoIntervals(t *testing.T) {
 		many[i].Source = fmt.Sprintf("src%04d", i/3)
 		one[i].Source = "only"
 	}
-	in := Input{RunID: "r", Temperature: 1.3, Seed: 1, Resamples: 100}
+	in := Input{RunID: "r", Seed: 1, Resamples: 100}
 	in.Outcomes = many
 	tm, err := Compute(in)
 	require.NoError(t, err)

@@ -41,6 +41,9 @@ func Split(text []rune) [][2]int {
 		if r != '.' && r != '!' && r != '?' {
 			continue
 		}
+		if i+1 < len(text) && text[i+1] == ']' {
+			continue // "[...]" marks an elision
+		}
 		j := i + 1
 		for j < len(text) && strings.ContainsRune("\"')]”’»", text[j]) {
 			j++
@@ -58,8 +61,21 @@ func Split(text []rune) [][2]int {
 				continue
 			}
 		}
-		if r == '.' && isAbbreviation(text[start:i]) {
-			continue
+		if r == '.' {
+			if n := spacedDots(text, i); n == 3 {
+				continue // ". . ." inside a sentence; ". . . ." ends one
+			}
+			switch abbreviationKind(text[start:i]) {
+			case abbrTitle:
+				continue // "Dr. Patel", "p. 55", "No. 5"
+			case abbrTerminal:
+				// "U.S." ends a sentence only when a word that usually
+				// opens one follows: "in the U.S. Is it any good?" but
+				// "the U.S. Government".
+				if !startsSentence(text[k:]) {
+					continue
+				}
+			}
 		}
 		emit(j)
 		i = j - 1
@@ -68,36 +84,111 @@ func Split(text []rune) [][2]int {
 	return out
 }
 
-var abbreviations = map[string]bool{
-	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true, "st": true,
-	"vs": true, "etc": true, "e.g": true, "i.e": true, "cf": true, "al": true, "inc": true, "ltd": true,
-	"co": true, "corp": true, "no": true, "nos": true, "fig": true, "approx": true, "est": true,
-	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true,
-	"sep": true, "sept": true, "oct": true, "nov": true, "dec": true, "gen": true, "gov": true,
-	"sen": true, "rep": true, "mt": true, "ft": true, "u.s": true, "u.k": true, "u.n": true,
-	"a.m": true, "p.m": true, "ph.d": true, "vol": true, "pp": true,
+// Abbreviations after which a period does not end the sentence: titles and
+// words that stand before a name or a number.
+var titleAbbreviations = set(`mr mrs ms dr prof st gen gov sen rep mt ft fig figs no nos n° vol
+	pp p cf vs e.g i.e approx est ca ch sec art col lt capt sgt rev hon op`)
+
+// Abbreviations that may also end a sentence ("... and Co. They agreed."):
+// the period ends it when a sentence opener follows (see startsSentence).
+var terminalAbbreviations = set(`etc inc ltd co corp jr sr al u.s u.k u.n e.u a.m p.m ph.d
+	jan feb mar apr jun jul aug sep sept oct nov dec bros`)
+
+// sentenceOpeners are closed-class words that start sentences far more often
+// than they follow an abbreviation in the middle of one (the idea behind
+// Punkt's frequent sentence starters, as a fixed list).
+var sentenceOpeners = set(`i it he she they we you how what when where why who which whose the this
+	that these those there is are was were do does did can could will would should shall may might
+	must has have had but and so if yet however in on my our their his her its after before then
+	thus also although though as here today`)
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
 
-// isAbbreviation reports whether the word just before a period is an
-// abbreviation or an initial ("J." in "J. Smith").
-func isAbbreviation(before []rune) bool {
+type abbrKind int
+
+const (
+	abbrNone     abbrKind = iota
+	abbrTitle             // never ends a sentence
+	abbrTerminal          // ends one when an opener follows
+)
+
+// abbreviationKind classifies the word just before a period: an
+// abbreviation, an initial ("J." in "J. Smith", but "I." in "you and I. Did"
+// ends a sentence), a dotted acronym ("U.S.A", "e.g") or none.
+func abbreviationKind(before []rune) abbrKind {
 	w := len(before)
 	for w > 0 && !unicode.IsSpace(before[w-1]) && before[w-1] != '(' {
 		w--
 	}
 	orig := before[w:]
 	if len(orig) == 0 {
-		return false
+		return abbrNone
 	}
 	if len(orig) == 1 && unicode.IsUpper(orig[0]) {
-		return true
+		return abbrTerminal
 	}
 	word := strings.ToLower(string(orig))
-	if abbreviations[word] {
-		return true
+	switch {
+	case titleAbbreviations[word]:
+		return abbrTitle
+	case terminalAbbreviations[word]:
+		return abbrTerminal
+	case isDottedAcronym(word):
+		return abbrTerminal
 	}
-	// Dotted acronyms such as "U.S.A" or "e.g".
-	return strings.Contains(word, ".") && !strings.ContainsFunc(word, unicode.IsDigit)
+	return abbrNone
+}
+
+// isDottedAcronym: letters in groups of one or two joined by periods
+// ("u.s.a", "e.g", "ph.d"), which an e-mail address or "that..." is not.
+func isDottedAcronym(word string) bool {
+	parts := strings.Split(word, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		r := []rune(p)
+		if len(r) == 0 || len(r) > 2 {
+			return false
+		}
+		for _, c := range r {
+			if !unicode.IsLetter(c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// startsSentence reports whether text opens with a sentence opener word.
+func startsSentence(text []rune) bool {
+	e := 0
+	for e < len(text) && (unicode.IsLetter(text[e]) || text[e] == '\'' || text[e] == '’') {
+		e++
+	}
+	if e == 0 {
+		return false
+	}
+	w := strings.ToLower(string(text[:e]))
+	if i := strings.IndexAny(w, "'’"); i > 0 {
+		w = w[:i] // "It's", "Don't"
+	}
+	return sentenceOpeners[w]
+}
+
+// spacedDots counts the periods of a spaced ellipsis (". . .") ending at i.
+func spacedDots(text []rune, i int) int {
+	n := 1
+	for k := i; k >= 2 && text[k-1] == ' ' && text[k-2] == '.'; k -= 2 {
+		n++
+	}
+	return n
 }
 
 // skipMarker returns the position after a list marker that starts the line

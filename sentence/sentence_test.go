@@ -56,3 +56,34 @@ func FuzzSplit(f *testing.F) {
 		}
 	})
 }
+
+// TestSplitHardCases: abbreviations that end sentences and ones that do not.
+func TestSplitHardCases(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		// The extraction failure this guards: a question after "U.S." was
+		// merged into the sentence before it.
+		{"The film earned $60 million in the U.S. Is it any good?", []string{"The film earned $60 million in the U.S.", "Is it any good?"}},
+		{"I work for the U.S. Government in Virginia.", []string{"I work for the U.S. Government in Virginia."}},
+		{"The U.S. economy grew. It slowed later.", []string{"The U.S. economy grew.", "It slowed later."}},
+		{"Sales rose in the U.K. The U.S. lagged.", []string{"Sales rose in the U.K.", "The U.S. lagged."}},
+		{"Fruit, e.g. Apples, sells well.", []string{"Fruit, e.g. Apples, sells well."}},
+		{"Dr. Smith arrived. Dr. Jones left.", []string{"Dr. Smith arrived.", "Dr. Jones left."}},
+		{"It is listed as No. 5 in the ranking.", []string{"It is listed as No. 5 in the ranking."}},
+		{"Track No. 12 was a hit. It charted.", []string{"Track No. 12 was a hit.", "It charted."}},
+		{"See p. 55 for details.", []string{"See p. 55 for details."}},
+		{"It was founded by Smith and Co. They sold it in 1990.", []string{"It was founded by Smith and Co.", "They sold it in 1990."}},
+		{"Apple Inc. The company grew.", []string{"Apple Inc.", "The company grew."}},
+		{"Apple Inc. Reported record sales.", []string{"Apple Inc. Reported record sales."}},
+		{"Mail Jane.Doe@example.com. She replies.", []string{"Mail Jane.Doe@example.com.", "She replies."}},
+		{"It ended.... Then it began.", []string{"It ended....", "Then it began."}},
+		{"It was . . . I forget.", []string{"It was . . . I forget."}},
+		{"The show starts at 8 p.m. It ends at ten.", []string{"The show starts at 8 p.m.", "It ends at ten."}},
+		{"We met, you and I. Did you see Albert I. Jones?", []string{"We met, you and I.", "Did you see Albert I. Jones?"}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, sentenceTexts(tt.in), "%q", tt.in)
+	}
+}

@@ -3,6 +3,7 @@ package lexical
 import (
 	"math"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -20,14 +21,22 @@ var FeatureNames = []string{
 	"claim_number", "number_verified", "number_mismatch", "number_absent", "fact_verified", "fact_mismatch",
 	"year_match", "year_mismatch", "timeframe_missing", "negation_parity", "antonym", "hedge", "qualifier",
 	"bm25", "coverage_x_number_verified", "coverage_x_number_mismatch", "coverage_x_negation",
+	// alignment with the best sentence of all k passages
+	"sent_idf_coverage", "sent_unmatched_number", "sent_unmatched_entity", "sent_unmatched_other", "sent_bigram_coverage",
+	"sent_longest_run", "sent_number_conflict", "neg_claim_only", "neg_passage_only",
+	// aggregation over the k passages and the claim itself
+	"mean_idf_coverage", "coverage_margin", "bm25_margin", "claim_length", "claim_absolute",
 }
 
 // FeatureVersion names the feature set; weights record it. 2: entities
 // matched on normalised tokens; negation and antonyms judged on the passage
 // sentence that best matches the claim.
-const FeatureVersion = 2
+// 3: alignment with the best sentence over all passages (coverage by word
+// kind, longest run, number conflict), one-sided negation, aggregation over
+// the k passages, claim length and absolute words.
+const FeatureVersion = 3
 
-const nf = 23
+const nf = 37
 
 // Stats gives idf: the index's document frequencies.
 type Stats = adjudicate.CorpusStats
@@ -49,8 +58,11 @@ type doc struct {
 
 type sentenceInfo struct {
 	stems   map[string]bool
+	seq     []string // content stems in order
+	bigrams map[[2]string]bool
 	words   map[string]bool
 	negated bool
+	numbers []claims.Mention
 }
 
 var (
@@ -58,6 +70,7 @@ var (
 	reWord  = regexp.MustCompile(`[\p{L}\p{N}]+(?:['’][\p{L}]+)?`)
 	reHedge = regexp.MustCompile(`(?i)\b(may|might|could|possibly|perhaps|probably|likely|reportedly|allegedly|it is possible)\b`)
 	reQual  = regexp.MustCompile(`(?i)\b(about|around|approximately|roughly|nearly|almost|between|some)\b`)
+	reAbs   = regexp.MustCompile(`(?i)\b(only|never|always|all|every|entirely|solely|exclusively|first|last|sole|none|nobody|nothing|completely|totally)\b`)
 	reNeg   = regexp.MustCompile(`(?i)\b(not|no|never|none|neither|nor|cannot|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|won't|need not)\b`)
 )
 
@@ -120,13 +133,22 @@ func withSentences(d doc) doc {
 	runes := []rune(d.text)
 	for _, sp := range sentence.Split(runes) {
 		t := string(runes[sp[0]:sp[1]])
-		si := sentenceInfo{stems: map[string]bool{}, words: map[string]bool{}, negated: reNeg.MatchString(t)}
+		si := sentenceInfo{stems: map[string]bool{}, words: map[string]bool{}, bigrams: map[[2]string]bool{}, negated: reNeg.MatchString(t), numbers: claims.FindNumbers(t)}
+		prev := ""
 		for _, w := range reWord.FindAllString(t, -1) {
 			lw := strings.ToLower(w)
 			si.words[lw] = true
-			if !stop[lw] {
-				si.stems[stem(lw)] = true
+			if stop[lw] {
+				prev = ""
+				continue
 			}
+			st := stem(lw)
+			si.stems[st] = true
+			si.seq = append(si.seq, st)
+			if prev != "" {
+				si.bigrams[[2]string{prev, st}] = true
+			}
+			prev = st
 		}
 		d.sentences = append(d.sentences, si)
 	}
@@ -194,11 +216,39 @@ type claimInfo struct {
 	entities  []string
 	hedge     bool
 	qualifier bool
+	absolute  bool
 	idf       map[string]float64
+	tokens    []token // content words in order, with their kinds
 }
 
+// token is one content word of a claim: its stem and its kind.
+type token struct {
+	stem string
+	kind int // kindNumber, kindEntity or kindOther
+}
+
+const (
+	kindNumber = iota
+	kindEntity
+	kindOther
+)
+
 func analyseClaim(text string, stats Stats) claimInfo {
-	c := claimInfo{doc: analyse(text), entities: entities(text), hedge: reHedge.MatchString(text), qualifier: reQual.MatchString(text)}
+	c := claimInfo{doc: analyse(text), entities: entities(text), hedge: reHedge.MatchString(text), qualifier: reQual.MatchString(text), absolute: reAbs.MatchString(text)}
+	for i, w := range reWord.FindAllString(text, -1) {
+		lw := strings.ToLower(w)
+		if stop[lw] {
+			continue
+		}
+		k := kindOther
+		switch r := []rune(w); {
+		case strings.ContainsAny(w, "0123456789"):
+			k = kindNumber
+		case i > 0 && unicode.IsUpper(r[0]):
+			k = kindEntity
+		}
+		c.tokens = append(c.tokens, token{stem(lw), k})
+	}
 	c.idf = map[string]float64{}
 	for _, s := range c.stems {
 		w := 1.0
@@ -347,10 +397,13 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 		if c.qualifier {
 			f[18] = 1
 		}
+		claimOnly(&f, c)
 		return f, -1
 	}
 	best, bestF := -1, [nf]float64{}
 	anyEntity := len(c.entities) == 0
+	var covs []float64
+	bestSent, bestSentCov := sentenceInfo{}, -1.0
 	for i, p := range pair.Passages {
 		pd := cache.get(p.Text)
 		f := passageFeatures(c, pd, p.Score)
@@ -360,9 +413,28 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 		if best < 0 || f[2] > bestF[2] {
 			best, bestF = i, f
 		}
+		covs = append(covs, f[2])
+		for _, s := range pd.sentences {
+			if cov := c.idfCoverage(s.stems); cov > bestSentCov {
+				bestSent, bestSentCov = s, cov
+			}
+		}
 	}
 	if !anyEntity {
 		bestF[5] = 1
+	}
+	sentenceFeatures(&bestF, c, bestSent, bestSentCov)
+	sort.Sort(sort.Reverse(sort.Float64Slice(covs)))
+	mean := 0.0
+	for _, v := range covs {
+		mean += v
+	}
+	bestF[32] = mean / float64(len(covs))
+	if len(covs) > 1 {
+		bestF[33] = covs[0] - covs[1]
+	}
+	if s0 := pair.Passages[0].Score; len(pair.Passages) > 1 && s0 > 0 {
+		bestF[34] = (s0 - pair.Passages[1].Score) / s0
 	}
 	return bestF, best
 }
@@ -409,4 +481,101 @@ func (c *passageCache) put(text string, d *doc) {
 		c.prev, c.cur = c.cur, make(map[string]*doc, c.half)
 	}
 	c.cur[text] = d
+}
+
+// claimOnly sets the features that need no evidence.
+func claimOnly(f *[nf]float64, c claimInfo) {
+	f[35] = math.Log1p(float64(len(c.tokens)))
+	if c.absolute {
+		f[36] = 1
+	}
+}
+
+// idfCoverage is the share of the claim's idf weight whose stems are in set.
+func (c claimInfo) idfCoverage(set map[string]bool) float64 {
+	hit, all := 0.0, 0.0
+	for _, s := range c.stems {
+		all += c.idf[s]
+		if set[s] {
+			hit += c.idf[s]
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return hit / all
+}
+
+// sentenceFeatures align the claim with the passage sentence that covers
+// most of it: coverage, the unmatched words by kind, bigrams, the longest
+// run of claim words in order, numbers that disagree and one-sided negation.
+func sentenceFeatures(f *[nf]float64, c claimInfo, s sentenceInfo, cov float64) {
+	claimOnly(f, c)
+	if cov < 0 {
+		return
+	}
+	f[23] = cov
+	var all, miss [3]int
+	for _, t := range c.tokens {
+		all[t.kind]++
+		if !s.stems[t.stem] {
+			miss[t.kind]++
+		}
+	}
+	for k, i := range []int{24, 25, 26} {
+		if all[k] > 0 {
+			f[i] = float64(miss[k]) / float64(all[k])
+		}
+	}
+	if len(c.bigrams) > 0 {
+		hit := 0
+		for b := range c.bigrams {
+			if s.bigrams[b] {
+				hit++
+			}
+		}
+		f[27] = float64(hit) / float64(len(c.bigrams))
+	}
+	if len(c.stems) > 0 {
+		f[28] = float64(longestRun(c.stems, s.seq)) / float64(len(c.stems))
+	}
+	if len(c.numbers) > 0 && len(s.numbers) > 0 {
+		agree := false
+		for _, cn := range c.numbers {
+			for _, sn := range s.numbers {
+				if claims.CheckQuantity(claims.PolicyAuto, claims.PolicyParams{}, sn.Quantity, cn.Quantity).Verified {
+					agree = true
+				}
+			}
+		}
+		if !agree {
+			f[29] = 1
+		}
+	}
+	if c.negated && !s.negated {
+		f[30] = 1
+	}
+	if s.negated && !c.negated {
+		f[31] = 1
+	}
+}
+
+// longestRun is the length of the longest run of a's items found
+// contiguously, in order, in b.
+func longestRun(a, b []string) int {
+	best := 0
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			if a[i] == b[j] {
+				cur[j+1] = prev[j] + 1
+				best = max(best, cur[j+1])
+			} else {
+				cur[j+1] = 0
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return best
 }

@@ -24,6 +24,7 @@ type Weights struct {
 	Std            []float64      `json:"std"`
 	W              [3][]float64   `json:"weights"` // per class: supported, unsupported, insufficient
 	Bias           [3]float64     `json:"bias"`
+	Boost          *Boost         `json:"boost,omitempty"` // trees added to the logistic logits
 	Provenance     map[string]any `json:"provenance"`
 }
 
@@ -55,7 +56,27 @@ func ParseWeights(b []byte) (*Weights, error) {
 			return nil, fmt.Errorf("lexical weights: NaN or infinite value")
 		}
 	}
+	if w.Boost != nil {
+		for r, round := range w.Boost.Trees {
+			for k, t := range round {
+				if t == nil {
+					return nil, fmt.Errorf("lexical weights: boost round %d class %d: no tree", r, k)
+				}
+				if err := t.check(); err != nil {
+					return nil, fmt.Errorf("lexical weights: boost round %d class %d: %w", r, k, err)
+				}
+			}
+		}
+	}
 	return &w, nil
+}
+
+// Learner names the model kind, for provenance.
+func (w *Weights) Learner() string {
+	if w.Boost != nil {
+		return fmt.Sprintf("multinomial logistic regression + %d rounds of depth-limited boosted trees", len(w.Boost.Trees))
+	}
+	return "multinomial logistic regression"
 }
 
 // Logits applies the model to a feature vector.
@@ -65,6 +86,13 @@ func (w *Weights) Logits(x [nf]float64) [3]float64 {
 		z[k] = w.Bias[k]
 		for j := 0; j < nf; j++ {
 			z[k] += w.W[k][j] * (x[j] - w.Mean[j]) / w.Std[j]
+		}
+	}
+	if w.Boost != nil {
+		for _, round := range w.Boost.Trees {
+			for k := 0; k < 3; k++ {
+				z[k] += w.Boost.LearningRate * round[k].eval(&x)
+			}
 		}
 	}
 	return z

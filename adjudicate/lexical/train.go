@@ -8,32 +8,103 @@ import (
 	"gonum.org/v1/gonum/optimize"
 )
 
-// TrainOptions tune Train.
+// TrainOptions tune fitting.
 type TrainOptions struct {
-	L2 float64 // ridge penalty on the weights (not the biases); default 1e-3
+	L2 float64 // ridge penalty on the weights (not the biases); default 0.01
+	// Balance weights examples so that every set counts the same, and within
+	// a set every label it has counts the same: a large set or a majority
+	// label (insufficient, in most real sets) does not become the default
+	// answer.
+	Balance bool
+	// Boost adds gradient-boosted trees on top of the logistic model.
+	Boost BoostOptions
 }
 
 // Example is one labelled pair.
 type Example struct {
 	Pair  adjudicate.Pair
-	Label int // 0 supported, 1 unsupported, 2 insufficient
+	Label int // adjudicate.Supported, Unsupported or Insufficient
 }
 
-// Train fits the model by minimising mean cross-entropy + L2·‖W‖² with
-// L-BFGS from zero weights: deterministic for the same examples.
+// Train fits the model on labelled pairs, with idf from stats, as one set
+// without balancing.
 func Train(examples []Example, stats Stats, opts TrainOptions) (*Weights, map[string]float64, error) {
 	if len(examples) == 0 {
 		return nil, nil, fmt.Errorf("train: no examples")
 	}
-	if opts.L2 == 0 {
-		opts.L2 = 1e-3
-	}
-	xs := make([][nf]float64, len(examples))
-	ys := make([]int, len(examples))
+	p := &Prepared{Name: "examples", X: make([][nf]float64, len(examples)), Y: make([]int, len(examples))}
 	for i, e := range examples {
-		xs[i], _ = Features(e.Pair, stats)
-		ys[i] = e.Label
+		p.X[i], _ = Features(e.Pair, stats)
+		p.Y[i] = e.Label
 	}
+	return Fit([]*Prepared{p}, opts)
+}
+
+// sampleWeights gives every example its weight: 1, or with Balance the
+// set's share divided among its labels. Weights are normalised to mean 1.
+func sampleWeights(sets []*Prepared, balance bool) []float64 {
+	var w []float64
+	for _, s := range sets {
+		var count [3]int
+		labels := 0
+		for _, y := range s.Y {
+			if count[y] == 0 {
+				labels++
+			}
+			count[y]++
+		}
+		for _, y := range s.Y {
+			if balance {
+				w = append(w, 1/float64(len(sets)*labels*count[y]))
+			} else {
+				w = append(w, 1)
+			}
+		}
+	}
+	sum := 0.0
+	for _, v := range w {
+		sum += v
+	}
+	for i := range w {
+		w[i] *= float64(len(w)) / sum
+	}
+	return w
+}
+
+// Fit fits the model on prepared sets by minimising the weighted mean
+// cross-entropy (for a two-way set, one with no insufficient gold, "not
+// supported" is the probability of unsupported and insufficient together:
+// such sets say nothing about which of the two it is) + L2·‖W‖² with L-BFGS from zero weights: the same inputs give
+// the same weights, bit for bit.
+func Fit(sets []*Prepared, opts TrainOptions) (*Weights, map[string]float64, error) {
+	var xs [][nf]float64
+	var ys []int
+	var targets [][3]bool // the classes an example's gold stands for
+	for _, s := range sets {
+		xs = append(xs, s.X...)
+		ys = append(ys, s.Y...)
+		twoWay := true
+		for _, y := range s.Y {
+			if y == 2 {
+				twoWay = false
+			}
+		}
+		for _, y := range s.Y {
+			var t [3]bool
+			t[y] = true
+			if twoWay && y != 0 {
+				t[1], t[2] = true, true
+			}
+			targets = append(targets, t)
+		}
+	}
+	if len(xs) == 0 {
+		return nil, nil, fmt.Errorf("train: no examples")
+	}
+	if opts.L2 == 0 {
+		opts.L2 = 0.01
+	}
+	sw := sampleWeights(sets, opts.Balance)
 	w := &Weights{Format: weightsFormat, FeatureVersion: FeatureVersion, Features: FeatureNames, Mean: make([]float64, nf), Std: make([]float64, nf)}
 	for j := 0; j < nf; j++ {
 		for _, x := range xs {
@@ -83,10 +154,23 @@ func Train(examples []Example, stats Stats, opts TrainOptions) (*Weights, map[st
 				sum += math.Exp(s[k] - m)
 			}
 			lse := m + math.Log(sum)
-			total += lse - s[ys[i]]
+			// -log of the probability of the gold's classes: one class, or
+			// unsupported+insufficient for "not supported" in a two-way set.
+			tsum := 0.0
+			for k := 0; k < 3; k++ {
+				if targets[i][k] {
+					tsum += math.Exp(s[k] - m)
+				}
+			}
+			tlse := m + math.Log(tsum)
+			total += sw[i] * (lse - tlse)
 			if grad != nil {
 				for k := 0; k < 3; k++ {
-					g := math.Exp(s[k]-lse) - b2f(k == ys[i])
+					q := 0.0
+					if targets[i][k] {
+						q = math.Exp(s[k] - tlse)
+					}
+					g := sw[i] * (math.Exp(s[k]-lse) - q)
 					for j := 0; j < nf; j++ {
 						grad[k*(nf+1)+j] += g * x[j]
 					}
@@ -123,39 +207,67 @@ func Train(examples []Example, stats Stats, opts TrainOptions) (*Weights, map[st
 		w.W[k] = append([]float64(nil), W[k]...)
 	}
 	w.Bias = b
-	// Training metrics: accuracy, macro-F1 and NLL on the training examples.
+	if opts.Boost.Rounds > 0 {
+		w.Boost = boost(w, xs, targets, sw, opts.Boost)
+	}
+	m := trainingMetrics(w, xs, ys)
+	m["l2"] = opts.L2
+	return w, m, nil
+}
+
+// trainingMetrics: accuracy, macro-F1 and NLL on the training examples.
+func trainingMetrics(w *Weights, xs [][nf]float64, ys []int) map[string]float64 {
 	var conf [3][3]int
 	nll := 0.0
 	for i, x := range xs {
 		l := w.Logits(x)
-		pred := 0
-		for k := 1; k < 3; k++ {
-			if l[k] > l[pred] {
-				pred = k
-			}
-		}
+		pred := argmax3(l)
 		conf[ys[i]][pred]++
 		m := math.Max(l[0], math.Max(l[1], l[2]))
 		nll += m + math.Log(math.Exp(l[0]-m)+math.Exp(l[1]-m)+math.Exp(l[2]-m)) - l[ys[i]]
 	}
-	correct, f1 := 0, 0.0
+	correct := 0
 	for k := 0; k < 3; k++ {
 		correct += conf[k][k]
+	}
+	return map[string]float64{
+		"n": float64(len(xs)), "accuracy": round6(float64(correct) / float64(len(xs))), "macro_f1": round6(macroF1(conf)),
+		"nll": round6(nll / float64(len(xs))),
+	}
+}
+
+// macroF1 averages F1 over the labels that occur in gold or predictions.
+func macroF1(conf [3][3]int) float64 {
+	f1, labels := 0.0, 0
+	for k := 0; k < 3; k++ {
 		pred, gold := 0, 0
 		for j := 0; j < 3; j++ {
 			pred += conf[j][k]
 			gold += conf[k][j]
 		}
-		if pred > 0 && gold > 0 && conf[k][k] > 0 {
+		if pred == 0 && gold == 0 {
+			continue
+		}
+		labels++
+		if conf[k][k] > 0 {
 			p, r := float64(conf[k][k])/float64(pred), float64(conf[k][k])/float64(gold)
 			f1 += 2 * p * r / (p + r)
 		}
 	}
-	metrics := map[string]float64{
-		"n": float64(len(xs)), "accuracy": round6(float64(correct) / float64(len(xs))), "macro_f1": round6(f1 / 3),
-		"nll": round6(nll / float64(len(xs))), "l2": opts.L2,
+	if labels == 0 {
+		return math.NaN()
 	}
-	return w, metrics, nil
+	return f1 / float64(labels)
+}
+
+func argmax3(z [3]float64) int {
+	b := 0
+	for k := 1; k < 3; k++ {
+		if z[k] > z[b] {
+			b = k
+		}
+	}
+	return b
 }
 
 func b2f(b bool) float64 {

@@ -1,20 +1,35 @@
 // Package onnx is the GPU-batchable verifier: an NLI cross-encoder exported
 // to ONNX (model.onnx, tokenizer.json, config.json with id2label), run by ONNX
 // Runtime in-process on CPU or CUDA through yalue/onnxruntime_go, with
-// (claim, passage) pairs tokenised in pure Go by sugarme/tokenizer.
+// (passage, claim) pairs tokenised in pure Go by adjudicate/onnx/tokenizer,
+// which matches Hugging Face's ids for WordPiece, byte-level BPE and Unigram
+// tokenizers.
+//
+// The model is checked at load: its inputs must be input_ids and
+// attention_mask, and optionally token_type_ids (int32 or int64, [batch,
+// sequence]); its output the one named logits, or its only output ([batch,
+// labels], float32, float16 or float64). Anything else is refused with the
+// model's inputs and outputs named — never discovered batch by batch.
 //
 // Labels: entailment → supported, contradiction → unsupported, neutral →
-// insufficient (our own names and FEVER's are accepted too, in any case); a
-// label set that does not map onto all three is an error.
+// insufficient (our own names and FEVER's are accepted too, in any case).
+// Two-label checkers (supported/consistent/entailment vs not) map by
+// LabelRule: the model cannot tell refuted from unverifiable, so the
+// not-supported logit goes to insufficient (or to unsupported with
+// LabelRule "unsupported") and the other class gets that logit minus
+// BinaryGap. Such runs are read by the binary view of the metrics
+// (supported vs not).
 //
-// Each claim is paired with each retrieved passage (the passage truncated
-// first to the model's maximum length). Pairs are grouped into length
-// buckets (16, 32, 64, ... tokens) and padded to their bucket, so a pair's
-// logits depend only on the pair, never on the batch it shared. The
-// deciding passage is the one with the strongest evidence either way —
-// the largest of p(entailment) and p(contradiction) — and its raw logits
-// become the claim's (temperature scaling comes later). A claim without
-// passages is scored against an empty passage.
+// Each claim is paired with each retrieved passage: the passage is the
+// premise (first sequence) and the claim the hypothesis, and the passage is
+// truncated first to the model's maximum length. Pairs are tokenised on all
+// cores in waves, the next wave while the current one runs, grouped by
+// length into buckets (multiples of 16 tokens) and padded to their bucket,
+// so a pair's logits depend only on the pair, never on the batch it shared.
+// The deciding passage is the one with the strongest evidence either way —
+// the largest of p(supported) and p(unsupported); for a two-label model, the
+// largest p(supported) — and its raw logits become the claim's. A claim
+// without passages is scored against an empty passage.
 //
 // ONNX Runtime's environment is process-wide; the package initialises it
 // once, from the first library path it is given.
@@ -23,31 +38,39 @@ package onnx
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/claimaudit/claimaudit/label"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
-	"github.com/sugarme/tokenizer"
-	"github.com/sugarme/tokenizer/pretrained"
+	"github.com/claimaudit/claimaudit/adjudicate/onnx/tokenizer"
 	ort "github.com/yalue/onnxruntime_go"
-	"golang.org/x/text/unicode/norm"
 )
 
 // ErrNoRuntime is returned when the ONNX Runtime library cannot be loaded.
 var ErrNoRuntime = errors.New("ONNX Runtime library not available")
 
+// ErrModel is returned when a model folder does not fit the backend: its
+// inputs, outputs or labels.
+var ErrModel = errors.New("model does not fit")
+
 // DefaultMaxBatch is the most pairs in one ONNX Runtime call.
 const DefaultMaxBatch = 32
+
+// BinaryGap is how far below the not-supported logit a two-label model's
+// unused class is put: finite (so calibration and NLL stay defined), and
+// far enough that its probability is below 1e-8.
+const BinaryGap = 20.0
 
 var (
 	envOnce sync.Once
@@ -77,15 +100,24 @@ func initRuntime(lib string) error {
 
 // Verifier runs an ONNX NLI model.
 type Verifier struct {
-	session      *ort.DynamicAdvancedSession
-	tok          *tokenizer.Tokenizer
-	tokMu        sync.Mutex // the tokenizer keeps caches
-	stripAccents bool
-	outIndex     [3]int // our class → the model's output column
-	maxLen       int
-	maxBatch     int
-	version      string
+	session  *ort.DynamicAdvancedSession
+	tok      *tokenizer.Tokenizer
+	feeds    []feed // the session's inputs, in order
+	int32IDs bool
+	outType  ort.TensorElementDataType
+	labels   labelMap
+	maxLen   int
+	maxBatch int
+	version  string
 }
+
+type feed int
+
+const (
+	feedIDs feed = iota
+	feedMask
+	feedTypes
+)
 
 // Backend describes the onnx verifier for the registry.
 func Backend() adjudicate.Backend {
@@ -97,6 +129,8 @@ func Backend() adjudicate.Backend {
 			fs.StringVar(&o.Model, "model", "", "onnx: model folder (model.onnx, tokenizer.json, config.json)")
 			fs.StringVar(&o.Device, "device", "cpu", "onnx: cpu or cuda")
 			fs.StringVar(&o.Runtime, "ort-lib", "", "onnx: path of libonnxruntime.so (default $ORT_LIB; make ort fetches one)")
+			fs.IntVar(&o.MaxLength, "max-length", 0, "onnx: most tokens per (passage, claim) pair (0: the model's max_position_embeddings, at most 512)")
+			fs.StringVar(&o.LabelRule, "label-rule", string(label.Insufficient), "onnx: a two-label model's not-supported class becomes insufficient or unsupported")
 			return func(adjudicate.Env) (adjudicate.Verifier, error) { return New(o) }
 		},
 	}
@@ -104,9 +138,11 @@ func Backend() adjudicate.Backend {
 
 // Options configure the onnx backend.
 type Options struct {
-	Model   string // model folder
-	Device  string // cpu (default) or cuda
-	Runtime string // path of libonnxruntime.so ("" = $ORT_LIB)
+	Model     string // model folder
+	Device    string // cpu (default) or cuda
+	Runtime   string // path of libonnxruntime.so ("" = $ORT_LIB)
+	MaxLength int    // tokens per pair (0: from config.json, at most 512)
+	LabelRule string // two-label models: "insufficient" (default) or "unsupported"
 }
 
 // New loads a model folder.
@@ -114,10 +150,19 @@ func New(opts Options) (adjudicate.Verifier, error) {
 	if opts.Model == "" {
 		return nil, errors.New("onnx verifier: --model DIR is required (model.onnx, tokenizer.json, config.json)")
 	}
+	switch opts.Device {
+	case "", "cpu", "cuda":
+	default:
+		return nil, fmt.Errorf("onnx verifier: --device %q is not cpu or cuda", opts.Device)
+	}
+	if opts.MaxLength < 0 {
+		return nil, fmt.Errorf("onnx verifier: --max-length %d is negative", opts.MaxLength)
+	}
 	if err := initRuntime(opts.Runtime); err != nil {
 		return nil, err
 	}
-	cfgBytes, err := os.ReadFile(filepath.Join(opts.Model, "config.json"))
+	cfgPath := filepath.Join(opts.Model, "config.json")
+	cfgBytes, err := os.ReadFile(cfgPath)
 	if err != nil {
 		return nil, fmt.Errorf("onnx verifier: %w", err)
 	}
@@ -126,20 +171,25 @@ func New(opts Options) (adjudicate.Verifier, error) {
 		MaxPositionEmb int               `json:"max_position_embeddings"`
 	}
 	if err := json.Unmarshal(cfgBytes, &cfg); err != nil {
-		return nil, fmt.Errorf("onnx verifier: config.json: %w", err)
+		return nil, fmt.Errorf("onnx verifier: %s: %w", cfgPath, err)
 	}
 	v := &Verifier{maxBatch: DefaultMaxBatch, maxLen: 512}
 	if cfg.MaxPositionEmb > 0 && cfg.MaxPositionEmb < v.maxLen {
 		v.maxLen = cfg.MaxPositionEmb
 	}
-	if v.outIndex, err = MapLabels(cfg.ID2Label); err != nil {
-		return nil, fmt.Errorf("onnx verifier: %s/config.json: %w", opts.Model, err)
+	if opts.MaxLength > 0 {
+		v.maxLen = opts.MaxLength
+	}
+	if v.labels, err = mapLabels(cfg.ID2Label, opts.LabelRule); err != nil {
+		return nil, fmt.Errorf("onnx verifier: %s: %w", cfgPath, err)
 	}
 	tokPath := filepath.Join(opts.Model, "tokenizer.json")
-	if v.tok, err = pretrained.FromFile(tokPath); err != nil {
-		return nil, fmt.Errorf("onnx verifier: load %s: %w", tokPath, err)
+	if v.tok, err = tokenizer.Load(tokPath); err != nil {
+		return nil, fmt.Errorf("onnx verifier: %w", err)
 	}
-	if v.stripAccents, err = needsAccentStripping(tokPath); err != nil {
+	modelPath := filepath.Join(opts.Model, "model.onnx")
+	inNames, outName, err := v.introspect(modelPath, len(cfg.ID2Label))
+	if err != nil {
 		return nil, err
 	}
 	so, err := ort.NewSessionOptions()
@@ -147,105 +197,234 @@ func New(opts Options) (adjudicate.Verifier, error) {
 		return nil, fmt.Errorf("onnx verifier: %w", err)
 	}
 	defer so.Destroy()
-	switch opts.Device {
-	case "", "cpu":
-	case "cuda":
+	// Idle ONNX Runtime threads spin by default, taking cores the
+	// tokenizer needs between runs.
+	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+		return nil, fmt.Errorf("onnx verifier: %w", err)
+	}
+	if opts.Device == "cuda" {
 		cuda, err := ort.NewCUDAProviderOptions()
 		if err != nil {
-			return nil, fmt.Errorf("onnx verifier: CUDA execution provider unavailable (its libraries must match ONNX Runtime's version): %w", err)
+			return nil, fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it with a matching runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
 		}
 		defer cuda.Destroy()
 		if err := so.AppendExecutionProviderCUDA(cuda); err != nil {
-			return nil, fmt.Errorf("onnx verifier: CUDA execution provider unavailable (its libraries must match ONNX Runtime's version): %w", err)
+			return nil, fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it with a matching runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
 		}
-	default:
-		return nil, fmt.Errorf("onnx verifier: --device %q is not cpu or cuda", opts.Device)
 	}
-	modelPath := filepath.Join(opts.Model, "model.onnx")
-	if v.session, err = ort.NewDynamicAdvancedSession(modelPath, []string{"input_ids", "attention_mask", "token_type_ids"}, []string{"logits"}, so); err != nil {
+	if v.session, err = ort.NewDynamicAdvancedSession(modelPath, inNames, []string{outName}, so); err != nil {
 		return nil, fmt.Errorf("onnx verifier: load %s: %w", modelPath, err)
 	}
 	h := sha256.New()
 	for _, f := range []string{"model.onnx", "tokenizer.json", "config.json"} {
 		b, err := os.ReadFile(filepath.Join(opts.Model, f))
 		if err != nil {
-			return nil, err
+			v.session.Destroy()
+			return nil, fmt.Errorf("onnx verifier: %w", err)
 		}
 		h.Write(b)
 	}
+	// The maximum length and label rule change verdicts: they key the cache too.
+	fmt.Fprintf(h, "\x00max=%d rule=%s", v.maxLen, v.labels.rule)
 	v.version = "onnx/" + hex.EncodeToString(h.Sum(nil))[:12]
 	return v, nil
 }
 
-// MapLabels maps a model's id2label onto our three classes: the result
-// gives, for supported, unsupported and insufficient, the model's output
-// column.
+func describe(infos []ort.InputOutputInfo) string {
+	var parts []string
+	for _, in := range infos {
+		parts = append(parts, fmt.Sprintf("%s %s %v", in.Name, elemName(in.DataType), []int64(in.Dimensions)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func elemName(t ort.TensorElementDataType) string {
+	switch t {
+	case ort.TensorElementDataTypeInt64:
+		return "int64"
+	case ort.TensorElementDataTypeInt32:
+		return "int32"
+	case ort.TensorElementDataTypeFloat:
+		return "float32"
+	case ort.TensorElementDataTypeFloat16:
+		return "float16"
+	case ort.TensorElementDataTypeDouble:
+		return "float64"
+	}
+	return fmt.Sprintf("type%d", int(t))
+}
+
+// introspect matches the graph's inputs and outputs to what the tokenizer
+// gives and the labels config.json names.
+func (v *Verifier) introspect(modelPath string, labels int) (inNames []string, outName string, err error) {
+	ins, outs, err := ort.GetInputOutputInfo(modelPath)
+	if err != nil {
+		return nil, "", fmt.Errorf("onnx verifier: read %s: %w", modelPath, err)
+	}
+	const want = "input_ids and attention_mask, optionally token_type_ids (int32 or int64, [batch, sequence]), and an output named logits or a single output ([batch, labels], float)"
+	fail := func(why string) error {
+		return fmt.Errorf("onnx verifier: %w: %s: %s; its inputs are %s and its outputs %s; expected %s",
+			ErrModel, modelPath, why, describe(ins), describe(outs), want)
+	}
+	seen := map[feed]bool{}
+	var idType ort.TensorElementDataType
+	for _, in := range ins {
+		var f feed
+		switch in.Name {
+		case "input_ids":
+			f = feedIDs
+		case "attention_mask":
+			f = feedMask
+		case "token_type_ids":
+			f = feedTypes
+		default:
+			return nil, "", fail(fmt.Sprintf("input %q is not one a text pair gives", in.Name))
+		}
+		if in.OrtValueType != ort.ONNXTypeTensor || len(in.Dimensions) != 2 {
+			return nil, "", fail(fmt.Sprintf("input %s is not a rank-2 tensor", in.Name))
+		}
+		if in.DataType != ort.TensorElementDataTypeInt64 && in.DataType != ort.TensorElementDataTypeInt32 {
+			return nil, "", fail(fmt.Sprintf("input %s is %s, not int32 or int64", in.Name, elemName(in.DataType)))
+		}
+		if len(seen) > 0 && in.DataType != idType {
+			return nil, "", fail("the inputs mix int32 and int64")
+		}
+		idType = in.DataType
+		seen[f] = true
+		v.feeds = append(v.feeds, f)
+		inNames = append(inNames, in.Name)
+	}
+	if !seen[feedIDs] || !seen[feedMask] {
+		return nil, "", fail("input_ids or attention_mask is missing")
+	}
+	v.int32IDs = idType == ort.TensorElementDataTypeInt32
+	var out *ort.InputOutputInfo
+	for i := range outs {
+		if outs[i].Name == "logits" {
+			out = &outs[i]
+		}
+	}
+	if out == nil && len(outs) == 1 {
+		out = &outs[0]
+	}
+	if out == nil {
+		return nil, "", fail("no output is named logits and there is more than one")
+	}
+	if out.OrtValueType != ort.ONNXTypeTensor || len(out.Dimensions) != 2 {
+		return nil, "", fail(fmt.Sprintf("output %s is not a rank-2 tensor", out.Name))
+	}
+	if d := out.Dimensions[1]; d > 0 && int(d) != labels {
+		return nil, "", fail(fmt.Sprintf("output %s has %d columns but config.json's id2label names %d labels", out.Name, d, labels))
+	}
+	switch out.DataType {
+	case ort.TensorElementDataTypeFloat, ort.TensorElementDataTypeFloat16, ort.TensorElementDataTypeDouble:
+	default:
+		return nil, "", fail(fmt.Sprintf("output %s is %s, not a float", out.Name, elemName(out.DataType)))
+	}
+	v.outType = out.DataType
+	return inNames, out.Name, nil
+}
+
+// labelMap turns a model's output row into our three logits.
+type labelMap struct {
+	n      int    // the model's labels: 2 or 3
+	three  [3]int // n == 3: our class → the model's column
+	pos    int    // n == 2: the supported column
+	neg    int    //         and the other
+	rule   string // n == 2: "insufficient" or "unsupported"
+	binary bool
+}
+
+func (m labelMap) apply(row []float64) [3]float64 {
+	if !m.binary {
+		return [3]float64{row[m.three[0]], row[m.three[1]], row[m.three[2]]}
+	}
+	pos, neg := row[m.pos], row[m.neg]
+	if m.rule == string(label.Unsupported) {
+		return [3]float64{pos, neg, neg - BinaryGap}
+	}
+	return [3]float64{pos, neg - BinaryGap, neg}
+}
+
+func normLabel(name string) string {
+	return strings.Join(strings.Fields(strings.ToLower(strings.NewReplacer("_", " ", "-", " ").Replace(name))), " ")
+}
+
+// MapLabels maps a three-label id2label onto our classes: the result gives,
+// for supported, unsupported and insufficient, the model's output column.
 func MapLabels(id2label map[string]string) ([3]int, error) {
-	out := [3]int{-1, -1, -1}
+	m, err := mapLabels(id2label, "")
+	if err != nil {
+		return [3]int{}, err
+	}
+	if m.binary {
+		return [3]int{}, fmt.Errorf("id2label %v has two labels: MapLabels maps three", id2label)
+	}
+	return m.three, nil
+}
+
+func mapLabels(id2label map[string]string, rule string) (labelMap, error) {
+	switch rule {
+	case "", string(label.Insufficient):
+		rule = string(label.Insufficient)
+	case string(label.Unsupported):
+	default:
+		return labelMap{}, fmt.Errorf("label rule %q is not insufficient or unsupported", rule)
+	}
+	cols := map[string]int{}
 	for k, name := range id2label {
 		var idx int
-		if _, err := fmt.Sscanf(k, "%d", &idx); err != nil {
-			return out, fmt.Errorf("id2label key %q is not an integer", k)
+		if _, err := fmt.Sscanf(k, "%d", &idx); err != nil || fmt.Sprint(idx) != k {
+			return labelMap{}, fmt.Errorf("id2label key %q is not an integer", k)
 		}
-		cls := -1
-		switch strings.Join(strings.Fields(strings.ToLower(strings.ReplaceAll(name, "_", " "))), " ") {
-		case "entailment", "entails", "supported", "supports":
-			cls = adjudicate.Supported
-		case "contradiction", "contradicts", "unsupported", "refutes", "refuted":
-			cls = adjudicate.Unsupported
-		case "neutral", "insufficient", "not enough info", "nei":
-			cls = adjudicate.Insufficient
+		if idx < 0 || idx >= len(id2label) {
+			return labelMap{}, fmt.Errorf("id2label key %d is outside 0..%d", idx, len(id2label)-1)
 		}
-		if cls < 0 || out[cls] >= 0 {
-			return out, fmt.Errorf("cannot map labels %v onto supported/unsupported/insufficient (entailment/contradiction/neutral)", id2label)
-		}
-		out[cls] = idx
+		cols[normLabel(name)] = idx
 	}
-	if len(id2label) != 3 || out[0] < 0 || out[1] < 0 || out[2] < 0 {
-		return out, fmt.Errorf("cannot map labels %v onto supported/unsupported/insufficient (entailment/contradiction/neutral)", id2label)
+	if len(cols) != len(id2label) {
+		return labelMap{}, fmt.Errorf("id2label %v names a label twice", id2label)
 	}
-	return out, nil
+	find := func(names ...string) int {
+		hit := -1
+		for _, n := range names {
+			if c, ok := cols[n]; ok {
+				if hit >= 0 && hit != c {
+					return -2
+				}
+				hit = c
+			}
+		}
+		return hit
+	}
+	switch len(id2label) {
+	case 3:
+		m := labelMap{n: 3, rule: rule}
+		// NLI's names, then ours and FEVER's (the label package's).
+		m.three[adjudicate.Supported] = find(append([]string{"entailment", "entails"}, label.Supported.Aliases()...)...)
+		m.three[adjudicate.Unsupported] = find(append([]string{"contradiction", "contradicts"}, label.Unsupported.Aliases()...)...)
+		m.three[adjudicate.Insufficient] = find(append([]string{"neutral"}, label.Insufficient.Aliases()...)...)
+		for _, c := range m.three {
+			if c < 0 {
+				return labelMap{}, fmt.Errorf("cannot map labels %v onto supported/unsupported/insufficient (entailment/contradiction/neutral)", id2label)
+			}
+		}
+		return m, nil
+	case 2:
+		m := labelMap{n: 2, binary: true, rule: rule}
+		m.pos = find(append(label.Supported.Aliases(), "entailment", "entails", "consistent", "factual", "faithful", "attributable", "grounded", "true", "yes", "correct")...)
+		m.neg = find(append(label.Unsupported.Aliases(), "not entailment", "non entailment", "not entailed", "not supported", "inconsistent", "hallucinated",
+			"hallucination", "not factual", "unfaithful", "not attributable", "ungrounded", "contradiction", "false", "no", "incorrect")...)
+		if m.pos < 0 || m.neg < 0 || m.pos == m.neg {
+			return labelMap{}, fmt.Errorf("cannot map two labels %v onto supported vs not (e.g. entailment / not_entailment, consistent / inconsistent, supported / unsupported)", id2label)
+		}
+		return m, nil
+	}
+	return labelMap{}, fmt.Errorf("cannot map %d labels %v: a model needs three (entailment/contradiction/neutral) or two (supported vs not)", len(id2label), id2label)
 }
 
-// needsAccentStripping: Hugging Face's BertNormalizer strips accents when
-// strip_accents is true, or null and lowercase is true; sugarme/tokenizer
-// reads null as false, so we strip them ourselves then.
-func needsAccentStripping(path string) (bool, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false, err
-	}
-	var t struct {
-		Normalizer *struct {
-			Type         string `json:"type"`
-			Lowercase    *bool  `json:"lowercase"`
-			StripAccents *bool  `json:"strip_accents"`
-		} `json:"normalizer"`
-	}
-	if err := json.Unmarshal(b, &t); err != nil {
-		return false, fmt.Errorf("onnx verifier: %s: %w", path, err)
-	}
-	n := t.Normalizer
-	if n == nil || n.Type != "BertNormalizer" {
-		return false, nil
-	}
-	if n.StripAccents != nil {
-		return *n.StripAccents, nil
-	}
-	return n.Lowercase == nil || *n.Lowercase, nil
-}
-
-func stripAccents(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// Version identifies the model files, for the verdict cache.
+// Version identifies the model files, maximum length and label rule, for
+// the verdict cache.
 func (v *Verifier) Version() string { return v.version }
 
 // PreferredBatchSize is the number of claims per Verify call.
@@ -254,139 +433,103 @@ func (v *Verifier) PreferredBatchSize() int { return v.maxBatch }
 // Close releases the session.
 func (v *Verifier) Close() error { return v.session.Destroy() }
 
+// MaxLength is the most tokens of a pair.
+func (v *Verifier) MaxLength() int { return v.maxLen }
+
 type encoded struct {
 	claim, passage int // indexes in the batch
 	ids, types     []int64
 }
 
-// encode tokenises a (claim, passage) pair, truncating the passage first —
-// to the longest prefix of its words that fits — and the claim only when it
-// alone is too long. (sugarme/tokenizer's own truncation ignores the special
-// tokens and calls log.Fatal when a sequence is too short, so it is never
-// switched on.)
-func (v *Verifier) encode(claim, passage string) ([]int64, []int64, error) {
-	if v.stripAccents {
-		claim, passage = stripAccents(claim), stripAccents(passage)
-	}
-	// Every word gives at least one token, so no more than maxLen words of
-	// either text can be in the result: drop the rest before tokenising.
-	bound := func(s string) string {
-		if w := strings.Fields(s); len(w) > v.maxLen {
-			return strings.Join(w[:v.maxLen], " ")
-		}
-		return s
-	}
-	claim, passage = bound(claim), bound(passage)
-	v.tokMu.Lock()
-	defer v.tokMu.Unlock()
-	enc, err := v.tok.EncodePair(claim, passage, true)
-	if err != nil {
-		return nil, nil, fmt.Errorf("tokenize: %w", err)
-	}
-	if len(enc.Ids) > v.maxLen {
-		fits := func(c, p string) (*tokenizer.Encoding, bool) {
-			e, err := v.tok.EncodePair(c, p, true)
-			return e, err == nil && len(e.Ids) <= v.maxLen
-		}
-		// longest keeps the most words of s (0..len) for which try fits.
-		longest := func(words []string, try func(string) (*tokenizer.Encoding, bool)) *tokenizer.Encoding {
-			var best *tokenizer.Encoding
-			lo, hi := 0, len(words)
-			for lo <= hi {
-				mid := (lo + hi) / 2
-				if e, ok := try(strings.Join(words[:mid], " ")); ok {
-					best, lo = e, mid+1
-				} else {
-					hi = mid - 1
-				}
-			}
-			return best
-		}
-		// Every word gives at least one token: no more than maxLen words can fit.
-		words := func(s string) []string {
-			w := strings.Fields(s)
-			return w[:min(len(w), v.maxLen)]
-		}
-		if e, ok := fits(claim, ""); ok {
-			enc = longest(words(passage), func(p string) (*tokenizer.Encoding, bool) { return fits(claim, p) })
-			if enc == nil {
-				enc = e
-			}
-		} else {
-			enc = longest(words(claim), func(c string) (*tokenizer.Encoding, bool) { return fits(c, "") })
-			if enc == nil {
-				return nil, nil, fmt.Errorf("tokenize: not even one word of the claim fits in %d tokens", v.maxLen)
-			}
-		}
-	}
-	ids, types := make([]int64, len(enc.Ids)), make([]int64, len(enc.Ids))
-	for i := range enc.Ids {
-		ids[i], types[i] = int64(enc.Ids[i]), int64(enc.TypeIds[i])
-	}
-	return ids, types, nil
-}
+// bucket is the padded width of a sequence: a multiple of 16.
+func bucket(n int) int { return max(16, (n+15)/16*16) }
 
-func bucket(n int) int {
-	b := 16
-	for b < n {
-		b *= 2
-	}
-	return b
-}
+// waveSize is how many pairs are tokenised before their inference starts
+// (the next wave is tokenised meanwhile).
+func (v *Verifier) waveSize() int { return 4 * v.maxBatch }
 
-// Verify scores every (claim, passage) pair and picks each claim's
+// Verify scores every (passage, claim) pair and picks each claim's
 // deciding passage.
 func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var pairs []encoded
+	var texts [][2]string
 	for ci, p := range batch {
 		passages := p.Passages
 		if len(passages) == 0 {
 			passages = []adjudicate.Passage{{}}
 		}
 		for pi, ps := range passages {
-			ids, types, err := v.encode(p.Claim, ps.Text)
-			if err != nil {
-				return nil, fmt.Errorf("claim %s: %w", p.ClaimID, err)
+			pairs = append(pairs, encoded{claim: ci, passage: pi})
+			texts = append(texts, [2]string{ps.Text, p.Claim})
+		}
+	}
+	errs := make([]error, len(pairs))
+	// Tokenise wave by wave on all cores, one wave ahead of inference.
+	ready := make(chan [2]int, 1)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(ready)
+		for lo := 0; lo < len(pairs); lo += v.waveSize() {
+			hi := min(lo+v.waveSize(), len(pairs))
+			v.tok.Parallel(hi-lo, func(i int) {
+				e, err := v.tok.EncodePair(texts[lo+i][0], texts[lo+i][1], v.maxLen)
+				pairs[lo+i].ids, pairs[lo+i].types, errs[lo+i] = e.IDs, e.TypeIDs, err
+			})
+			select {
+			case ready <- [2]int{lo, hi}:
+			case <-stop:
+				return
 			}
-			pairs = append(pairs, encoded{claim: ci, passage: pi, ids: ids, types: types})
 		}
-	}
-	// Length buckets, each run in chunks of maxBatch.
-	order := make([]int, len(pairs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return bucket(len(pairs[order[a]].ids)) < bucket(len(pairs[order[b]].ids)) })
+	}()
+	defer wg.Wait()
+	defer close(stop)
 	logits := make([][3]float64, len(pairs))
-	for start := 0; start < len(order); {
-		w := bucket(len(pairs[order[start]].ids))
-		end := start
-		for end < len(order) && end-start < v.maxBatch && bucket(len(pairs[order[end]].ids)) == w {
-			end++
+	for r := range ready {
+		for i := r[0]; i < r[1]; i++ {
+			if errs[i] != nil {
+				return nil, fmt.Errorf("claim %s: tokenize: %w", batch[pairs[i].claim].ClaimID, errs[i])
+			}
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		order := make([]int, 0, r[1]-r[0])
+		for i := r[0]; i < r[1]; i++ {
+			order = append(order, i)
 		}
-		if err := v.run(pairs, order[start:end], w, logits); err != nil {
-			return nil, err
+		sort.SliceStable(order, func(a, b int) bool { return bucket(len(pairs[order[a]].ids)) < bucket(len(pairs[order[b]].ids)) })
+		for start := 0; start < len(order); {
+			w := bucket(len(pairs[order[start]].ids))
+			end := start
+			for end < len(order) && end-start < v.maxBatch && bucket(len(pairs[order[end]].ids)) == w {
+				end++
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err := v.run(pairs, order[start:end], w, logits); err != nil {
+				return nil, err
+			}
+			start = end
 		}
-		start = end
 	}
 	out := make([]adjudicate.Verdict, len(batch))
+	best := make([]float64, len(batch))
 	for i := range out {
 		out[i].Passage = -1
-	}
-	best := make([]float64, len(batch))
-	for i := range best {
 		best[i] = -1
 	}
 	for i, e := range pairs {
 		z := logits[i]
 		p := softmax(z)
 		strength := math.Max(p[adjudicate.Supported], p[adjudicate.Unsupported])
+		if v.labels.binary {
+			strength = p[adjudicate.Supported]
+		}
 		if strength > best[e.claim] {
 			best[e.claim] = strength
 			out[e.claim].Logits = z
@@ -396,51 +539,143 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 		}
 	}
 	for i, p := range batch {
-		out[i].Rationale = rationale(p, out[i])
+		out[i].Rationale = v.rationale(p, out[i])
 	}
 	return out, nil
 }
 
-func (v *Verifier) run(pairs []encoded, idx []int, width int, logits [][3]float64) error {
-	n := len(idx)
-	ids, mask, types := make([]int64, n*width), make([]int64, n*width), make([]int64, n*width)
-	for r, i := range idx {
-		e := pairs[i]
-		copy(ids[r*width:], e.ids)
-		copy(types[r*width:], e.types)
-		for c := range e.ids {
-			mask[r*width+c] = 1
-		}
+// input builds one [n, width] input tensor of the model's integer type.
+func (v *Verifier) input(n, width int, fill func(row int, dst []int64)) (ort.Value, error) {
+	data := make([]int64, n*width)
+	for r := 0; r < n; r++ {
+		fill(r, data[r*width:(r+1)*width])
 	}
 	shape := ort.NewShape(int64(n), int64(width))
+	if !v.int32IDs {
+		return ort.NewTensor(shape, data)
+	}
+	d32 := make([]int32, len(data))
+	for i, x := range data {
+		d32[i] = int32(x)
+	}
+	return ort.NewTensor(shape, d32)
+}
+
+func (v *Verifier) run(pairs []encoded, idx []int, width int, logits [][3]float64) error {
+	n := len(idx)
+	pad := v.tok.PadID()
 	var tensors []ort.Value
 	defer func() {
 		for _, t := range tensors {
 			t.Destroy()
 		}
 	}()
-	for _, data := range [][]int64{ids, mask, types} {
-		t, err := ort.NewTensor(shape, data)
+	for _, f := range v.feeds {
+		t, err := v.input(n, width, func(r int, dst []int64) {
+			e := pairs[idx[r]]
+			switch f {
+			case feedIDs:
+				copy(dst, e.ids)
+				for c := len(e.ids); c < width; c++ {
+					dst[c] = pad
+				}
+			case feedMask:
+				for c := range e.ids {
+					dst[c] = 1
+				}
+			case feedTypes:
+				copy(dst, e.types)
+			}
+		})
 		if err != nil {
 			return fmt.Errorf("onnx input: %w", err)
 		}
 		tensors = append(tensors, t)
 	}
-	out, err := ort.NewEmptyTensor[float32](ort.NewShape(int64(n), 3))
-	if err != nil {
-		return fmt.Errorf("onnx output: %w", err)
+	labels := v.labels.n
+	var out ort.Value
+	var read func() []float64
+	switch v.outType {
+	case ort.TensorElementDataTypeFloat:
+		t, err := ort.NewEmptyTensor[float32](ort.NewShape(int64(n), int64(labels)))
+		if err != nil {
+			return fmt.Errorf("onnx output: %w", err)
+		}
+		out = t
+		read = func() []float64 {
+			r := make([]float64, n*labels)
+			for i, x := range t.GetData() {
+				r[i] = float64(x)
+			}
+			return r
+		}
+	case ort.TensorElementDataTypeDouble:
+		t, err := ort.NewEmptyTensor[float64](ort.NewShape(int64(n), int64(labels)))
+		if err != nil {
+			return fmt.Errorf("onnx output: %w", err)
+		}
+		out = t
+		read = func() []float64 { return append([]float64(nil), t.GetData()...) }
+	case ort.TensorElementDataTypeFloat16:
+		t, err := ort.NewCustomDataTensor(ort.NewShape(int64(n), int64(labels)), make([]byte, 2*n*labels), ort.TensorElementDataTypeFloat16)
+		if err != nil {
+			return fmt.Errorf("onnx output: %w", err)
+		}
+		out = t
+		read = func() []float64 {
+			b := t.GetData()
+			r := make([]float64, n*labels)
+			for i := range r {
+				r[i] = halfToFloat(binary.LittleEndian.Uint16(b[2*i:]))
+			}
+			return r
+		}
 	}
 	defer out.Destroy()
 	if err := v.session.Run(tensors, []ort.Value{out}); err != nil {
-		return adjudicate.Transient(fmt.Errorf("onnx run: %w", err))
-	}
-	got := out.GetData()
-	for r, i := range idx {
-		for k := 0; k < 3; k++ {
-			logits[i][k] = float64(got[r*3+v.outIndex[k]])
+		err = fmt.Errorf("onnx run: %w", err)
+		if transientRunError(err) {
+			return adjudicate.Transient(err)
 		}
+		return err
+	}
+	got := read()
+	for r, i := range idx {
+		logits[i] = v.labels.apply(got[r*labels : (r+1)*labels])
 	}
 	return nil
+}
+
+// transientRunError: a run fails the same way again for the same input
+// unless the device ran short of memory or was busy.
+func transientRunError(err error) bool {
+	s := strings.ToLower(err.Error())
+	for _, m := range []string{"out of memory", "cuda_error_out_of_memory", "failed to allocate", "cudaerrormemoryallocation", "device busy", "resource exhausted"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// halfToFloat decodes an IEEE 754 half-precision number.
+func halfToFloat(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp := int(h>>10) & 0x1f
+	frac := float64(h & 0x3ff)
+	switch exp {
+	case 0:
+		return sign * frac * math.Pow(2, -24)
+	case 0x1f:
+		if frac == 0 {
+			return sign * math.Inf(1)
+		}
+		return math.NaN()
+	}
+	return sign * (1 + frac/1024) * math.Pow(2, float64(exp-15))
 }
 
 func softmax(z [3]float64) [3]float64 {
@@ -457,16 +692,19 @@ func softmax(z [3]float64) [3]float64 {
 	return p
 }
 
-func rationale(p adjudicate.Pair, v adjudicate.Verdict) string {
-	pr := softmax(v.Logits)
-	if v.Passage < 0 {
-		return fmt.Sprintf("no evidence retrieved; model on the claim alone: entailment %.2f, contradiction %.2f, neutral %.2f", pr[0], pr[1], pr[2])
+func (v *Verifier) rationale(p adjudicate.Pair, vd adjudicate.Verdict) string {
+	pr := softmax(vd.Logits)
+	probs := fmt.Sprintf("entailment %.2f, contradiction %.2f, neutral %.2f", pr[0], pr[1], pr[2])
+	if v.labels.binary {
+		probs = fmt.Sprintf("supported %.2f (two-label model: not supported counts as %s)", pr[0], v.labels.rule)
 	}
-	ev := p.Passages[v.Passage]
+	if vd.Passage < 0 {
+		return "no evidence retrieved; model on the claim alone: " + probs
+	}
+	ev := p.Passages[vd.Passage]
 	loc := ev.DocID
 	if ev.SpanID != "" {
 		loc += "/" + ev.SpanID
 	}
-	return fmt.Sprintf("%s [%d,%d): entailment %.2f, contradiction %.2f, neutral %.2f (strongest of %d passages)",
-		loc, ev.Start, ev.End, pr[0], pr[1], pr[2], len(p.Passages))
+	return fmt.Sprintf("%s [%d,%d): %s (strongest of %d passages)", loc, ev.Start, ev.End, probs, len(p.Passages))
 }

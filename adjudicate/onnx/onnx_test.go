@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,15 +50,16 @@ func loadReference(t *testing.T) reference {
 }
 
 // Token ids equal those of an independent WordPiece implementation
-// (testdata/make_tiny.py), accents, unknown words and an empty passage included.
+// (testdata/make_tiny.py), accents, unknown words and an empty second
+// sequence included.
 func TestTokenIDsMatchReference(t *testing.T) {
 	v := newTiny(t)
 	ref := loadReference(t)
 	for i, p := range ref.Pairs {
-		ids, types, err := v.encode(p[0], p[1])
+		e, err := v.tok.EncodePair(p[0], p[1], v.maxLen)
 		require.NoError(t, err)
-		assert.Equal(t, ref.InputIDs[i], ids, "pair %d %q", i, p)
-		assert.Equal(t, ref.Types[i], types, "pair %d", i)
+		assert.Equal(t, ref.InputIDs[i], e.IDs, "pair %d %q", i, p)
+		assert.Equal(t, ref.Types[i], e.TypeIDs, "pair %d", i)
 	}
 }
 
@@ -77,7 +79,7 @@ func TestLogitsMatchTorch(t *testing.T) {
 	require.NoError(t, v.run(pairs, idx, width, got))
 	for i := range got {
 		for k := 0; k < 3; k++ {
-			assert.InDelta(t, ref.Logits[i][v.outIndex[k]], got[i][k], 1e-4, "pair %d class %d", i, k)
+			assert.InDelta(t, ref.Logits[i][v.labels.three[k]], got[i][k], 1e-4, "pair %d class %d", i, k)
 		}
 	}
 }
@@ -107,27 +109,21 @@ func TestDecidingPassage(t *testing.T) {
 }
 
 // Long inputs are truncated to the model's maximum length, the passage
-// first and the claim only when it alone is too long — never a crash.
+// first — never a crash.
 func TestTruncation(t *testing.T) {
 	v := newTiny(t)
 	long := strings.Repeat("zebra quartz wharf ", 300)
-	for _, c := range []struct{ claim, passage string }{
-		{"Lake Orrin is deep.", long},
-		{long, "The lake is deep."},
-		{long, long},
-		{long, ""},
-	} {
-		ids, types, err := v.encode(c.claim, c.passage)
-		require.NoError(t, err)
-		assert.LessOrEqual(t, len(ids), v.maxLen)
-		assert.Greater(t, len(ids), v.maxLen-40, "as much as fits is kept")
-		assert.Len(t, types, len(ids))
+	pairs := []adjudicate.Pair{
+		{ClaimID: "a", Claim: "Lake Orrin is deep.", Passages: []adjudicate.Passage{{Text: long}}},
+		{ClaimID: "b", Claim: long, Passages: []adjudicate.Passage{{Text: "The lake is deep."}}},
+		{ClaimID: "c", Claim: long, Passages: []adjudicate.Passage{{Text: long}}},
 	}
-	ids, _, err := v.encode("Lake Orrin is deep.", long)
+	got, err := v.Verify(context.Background(), pairs)
 	require.NoError(t, err)
-	short, _, err := v.encode("Lake Orrin is deep.", "")
+	assert.Len(t, got, 3)
+	e, err := v.tok.EncodePair(long, "Lake Orrin is deep.", v.maxLen)
 	require.NoError(t, err)
-	assert.Equal(t, short[:len(short)-1], ids[:len(short)-1], "the claim is kept whole when the passage can be cut")
+	assert.Len(t, e.IDs, v.maxLen)
 }
 
 func TestMapLabels(t *testing.T) {
@@ -145,6 +141,7 @@ func TestMapLabels(t *testing.T) {
 	assert.Equal(t, [3]int{2, 0, 1}, got, "supported←2, unsupported←0, insufficient←1")
 	for _, bad := range []map[string]string{
 		{"0": "positive", "1": "negative"},
+		{"0": "entailment", "1": "not_entailment"},
 		{"0": "entailment", "1": "entailment", "2": "neutral"},
 		{"0": "entailment", "1": "neutral", "x": "contradiction"},
 		{"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"},
@@ -162,6 +159,8 @@ func TestBadModelFolder(t *testing.T) {
 	assert.ErrorContains(t, err, "--model")
 	_, err = New(Options{Model: tiny, Device: "tpu"})
 	assert.ErrorContains(t, err, "not cpu or cuda")
+	_, err = New(Options{Model: tiny, LabelRule: "maybe"})
+	assert.ErrorContains(t, err, "label rule")
 }
 
 func BenchmarkVerifyTiny(b *testing.B) {
@@ -250,4 +249,129 @@ func BenchmarkModel(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "pairs/s")
+}
+
+type modelReference struct {
+	InputIDs [][]int64   `json:"input_ids"`
+	Mask     [][]int64   `json:"attention_mask"`
+	Logits   [][]float64 `json:"logits"`
+}
+
+func newModel(t *testing.T, dir string, opts Options) *Verifier {
+	needRuntime(t)
+	opts.Model = dir
+	v, err := New(opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { v.(*Verifier).Close() })
+	return v.(*Verifier)
+}
+
+// The RoBERTa-style model (no token_type_ids) and the two-label model
+// (int32 inputs, an output named scores) reproduce torch's outputs.
+func TestOtherModelsMatchTorch(t *testing.T) {
+	for _, dir := range []string{"testdata/roberta", "testdata/binary"} {
+		v := newModel(t, dir, Options{})
+		var ref modelReference
+		b, err := os.ReadFile(filepath.Join(dir, "reference.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &ref))
+		var pairs []encoded
+		var idx []int
+		for i, row := range ref.InputIDs {
+			n := 0
+			for _, m := range ref.Mask[i] {
+				n += int(m)
+			}
+			pairs = append(pairs, encoded{ids: row[:n], types: make([]int64, n)})
+			idx = append(idx, i)
+		}
+		got := make([][3]float64, len(pairs))
+		require.NoError(t, v.run(pairs, idx, len(ref.InputIDs[0]), got))
+		for i := range got {
+			want := v.labels.apply(ref.Logits[i])
+			assert.InDeltaSlice(t, want[:], got[i][:], 1e-4, "%s row %d", dir, i)
+		}
+	}
+}
+
+func TestRobertaConformance(t *testing.T) {
+	adjudicatetest.Run(t, func(t *testing.T) adjudicate.Verifier { return newModel(t, "testdata/roberta", Options{}) })
+}
+
+func TestBinaryConformance(t *testing.T) {
+	adjudicatetest.Run(t, func(t *testing.T) adjudicate.Verifier { return newModel(t, "testdata/binary", Options{}) })
+}
+
+// A two-label model's not-supported logit becomes insufficient (or
+// unsupported with LabelRule "unsupported"), the other class sits
+// BinaryGap below it, and the deciding passage is the most supporting one.
+func TestBinaryRule(t *testing.T) {
+	pairs := adjudicatetest.Pairs()
+	ins := newModel(t, "testdata/binary", Options{})
+	uns := newModel(t, "testdata/binary", Options{LabelRule: "unsupported"})
+	assert.NotEqual(t, ins.Version(), uns.Version(), "the rule keys the verdict cache")
+	a, err := ins.Verify(context.Background(), pairs)
+	require.NoError(t, err)
+	b, err := uns.Verify(context.Background(), pairs)
+	require.NoError(t, err)
+	for i := range pairs {
+		z := a[i].Logits
+		assert.Equal(t, z[adjudicate.Insufficient]-BinaryGap, z[adjudicate.Unsupported], "pair %d", i)
+		assert.Equal(t, [3]float64{z[0], z[2], z[2] - BinaryGap}, b[i].Logits, "pair %d", i)
+		assert.Less(t, softmax(z)[adjudicate.Unsupported], 1e-8)
+		if len(pairs[i].Passages) > 1 {
+			best, bestP := -1.0, -1
+			for j, ps := range pairs[i].Passages {
+				one, err := ins.Verify(context.Background(), []adjudicate.Pair{{ClaimID: "x", Claim: pairs[i].Claim, Passages: []adjudicate.Passage{ps}}})
+				require.NoError(t, err)
+				if p := softmax(one[0].Logits)[0]; p > best {
+					best, bestP = p, j
+				}
+			}
+			assert.Equal(t, bestP, a[i].Passage, "pair %d: the most supporting passage decides", i)
+		}
+	}
+	assert.Contains(t, a[0].Rationale, "two-label model")
+}
+
+// A model whose inputs are not a text pair's is refused at load, naming
+// its inputs and what was expected.
+func TestWrongInputsFailAtLoad(t *testing.T) {
+	needRuntime(t)
+	_, err := New(Options{Model: "testdata/badinputs"})
+	require.ErrorIs(t, err, ErrModel)
+	assert.ErrorContains(t, err, "pixel_values float32")
+	assert.ErrorContains(t, err, "expected input_ids and attention_mask")
+	assert.False(t, adjudicate.IsTransient(err))
+}
+
+func TestTwoLabelMapping(t *testing.T) {
+	for _, c := range []struct {
+		id2label map[string]string
+		pos, neg int
+	}{
+		{map[string]string{"0": "not_entailment", "1": "entailment"}, 1, 0},
+		{map[string]string{"0": "consistent", "1": "hallucinated"}, 0, 1},
+		{map[string]string{"0": "Unsupported", "1": "Supported"}, 1, 0},
+		{map[string]string{"0": "INCONSISTENT", "1": "CONSISTENT"}, 1, 0},
+	} {
+		m, err := mapLabels(c.id2label, "")
+		require.NoError(t, err, "%v", c.id2label)
+		assert.True(t, m.binary)
+		assert.Equal(t, [2]int{c.pos, c.neg}, [2]int{m.pos, m.neg}, "%v", c.id2label)
+	}
+	for _, bad := range []map[string]string{
+		{"0": "LABEL_0", "1": "LABEL_1"},
+		{"0": "entailment", "1": "supported"},
+		{"0": "a", "1": "b", "2": "c", "3": "d"},
+	} {
+		_, err := mapLabels(bad, "")
+		assert.Error(t, err, "%v", bad)
+	}
+}
+
+func TestHalfToFloat(t *testing.T) {
+	for h, want := range map[uint16]float64{0x3c00: 1, 0xc000: -2, 0x3555: 0.333251953125, 0x0001: math.Pow(2, -24), 0x7bff: 65504} {
+		assert.Equal(t, want, halfToFloat(h), "%#x", h)
+	}
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/lexical"
 	"github.com/claimaudit/claimaudit/adjudicate/onnx"
+	"github.com/claimaudit/claimaudit/adjudicate/openai"
+	"github.com/claimaudit/claimaudit/adjudicate/tei"
+	"github.com/claimaudit/claimaudit/adjudicate/triton"
 	"github.com/spf13/pflag"
 )
 
@@ -17,7 +20,7 @@ import (
 // backend declares its own options (adjudicate.Backend.Configure); nothing
 // else in cmd/audit knows them.
 func defaultBackends() []adjudicate.Backend {
-	return []adjudicate.Backend{lexical.Backend(), onnx.Backend()}
+	return []adjudicate.Backend{lexical.Backend(), onnx.Backend(), triton.Backend(), tei.Backend(), openai.Backend()}
 }
 
 // backendFlags are the backends' options bound to a command's flags.

@@ -8,8 +8,9 @@
 //	audit search   --index DIR [--k N] QUERY...
 //	audit extract  --input F --out F [--include-hedged] [--include-contextual]
 //	audit numcheck --policy P --claim VALUE --token TEXT
+//	audit lint     --input F --facts F [--soften STYLE --out F] [--unverifiable-severity S] [--mismatch-severity S]
 //	audit run      --corpus F [--spans F] --claims F [--gold F] --out DIR [--fail-on EXPR] ...
-//	audit train    --corpus F [--spans F] --claims F [--gold F] --out weights.json
+//	audit train    (--corpus F [--spans F] --claims F [--gold F] | --set DIR ...) --out weights.json [--leave-one-out]
 //	audit report   --records F [--records F ...] --out DIR [--fail-on EXPR]
 //	audit calibrate --records F --out DIR [--sweep]
 //	audit diff     DIR_A DIR_B

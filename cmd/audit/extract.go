@@ -17,17 +17,27 @@ func newExtractCmd(e *env) *cobra.Command {
 		Use:   "extract --input outputs.jsonl --out claims.jsonl",
 		Short: "Extract atomic claims from model outputs (rule-based, deterministic)",
 		Long: `extract reads model outputs ({id, text, query?} JSONL) and writes their atomic claims
-as claims JSONL: sentences are segmented (abbreviations, decimals and list markers
-survive), non-factual sentences dropped (questions, imperatives, "I think" opinions,
-acknowledgements, meta-statements about the response), compound sentences split into
-atomic claims ("Paris is in France and Berlin is in Germany" gives two), duplicates
-removed. Each claim gets a stable id (output id + hash of its text), its type
+as claims JSONL: sentences are segmented (decimals, list markers and abbreviations
+such as "Dr.", "No.", "e.g." survive; "U.S." ends a sentence when a sentence opener
+such as "It" or "Is" follows), non-factual sentences dropped (questions, imperatives
+and second-person advice such as "You should watch it.", opinions such as "I think",
+"I recommend" or "is a must-see", acknowledgements, meta-statements about the
+response), compound sentences split into atomic claims only between two clauses
+("Paris is in France and Berlin is in Germany" gives two; "blocks and rebounds" and
+"designs and builds" stay whole), duplicates removed.
+
+A claim that opens with a pronoun ("It grossed $467 million") takes the subject of
+the sentence before when that is unambiguous ("The Matrix grossed…"; "he" and "she"
+only for a name); otherwise it is kept and marked "contextual: unresolved pronoun"
+in notes. Each claim gets a stable id (output id + hash of its text), its type
 (numeric, temporal, definitional, policy, fact), importance (critical, material,
 minor), [cite:X] anchors as cite, and for numeric claims the quantity, unit and
 normalised value.
 
-Hedged claims ("may", "about 40%") and contextual ones ("for example") are skipped
-unless --include-hedged / --include-contextual keep them, marked in notes.
+Hedged claims ("may", "about 40%") are skipped unless they carry a [cite:X] anchor
+(the number can then be checked against the cited evidence) or --include-hedged is
+given; contextual ones ("for example") are skipped unless --include-contextual.
+Kept hedged and contextual claims are marked in notes.
 
 The output file is written only when every input line is valid.`,
 		Args: cobra.NoArgs,

@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimaudit/claimaudit/adjudicate/lexical"
+	"github.com/claimaudit/claimaudit/reports"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMain lets the test binary act as the audit command inside scripts, so
@@ -70,6 +73,9 @@ func TestExitCodes(t *testing.T) {
 		{"run with unknown verifier", []string{"run", "--corpus", demo + "corpus.jsonl", "--claims", "../../claims/testdata/extract/claims.golden.jsonl", "--out", t.TempDir(), "--verifier", "x"}, exitInput},
 		{"run whose gate fails", []string{"run", "--corpus", "../../benchdata/demo/corpus.jsonl", "--claims", "../../benchdata/demo/claims.jsonl", "--gold", "../../benchdata/demo/gold.jsonl", "--out", t.TempDir(), "--fail-on", "accuracy<0.99"}, exitGate},
 		{"run whose gates pass", []string{"run", "--corpus", "../../benchdata/demo/corpus.jsonl", "--claims", "../../benchdata/demo/claims.jsonl", "--gold", "../../benchdata/demo/gold.jsonl", "--out", t.TempDir(), "--fail-on", "coverage<0.5"}, exitOK},
+		{"unknown numeric effect", []string{"run", "--corpus", demo + "corpus.jsonl", "--claims", "../../claims/testdata/extract/claims.golden.jsonl", "--out", t.TempDir(), "--numeric-effect", "veto"}, exitInput},
+		{"unknown numeric policy", []string{"run", "--corpus", demo + "corpus.jsonl", "--claims", "../../claims/testdata/extract/claims.golden.jsonl", "--out", t.TempDir(), "--numeric-policy", "fuzzy"}, exitInput},
+		{"lint without facts", []string{"lint", "--input", "x.jsonl"}, exitInput},
 		{"malformed gate", []string{"run", "--corpus", "../../benchdata/demo/corpus.jsonl", "--claims", "../../benchdata/demo/claims.jsonl", "--out", t.TempDir(), "--fail-on", "accuracy"}, exitInput},
 		{"bad log level", []string{"validate", "--log-level", "loud", "--corpus", demo + "corpus.jsonl"}, exitInput},
 	}
@@ -111,6 +117,10 @@ func TestRunWithONNXVerifier(t *testing.T) {
 		{"tiny model on cpu", []string{"--model", "../../adjudicate/onnx/testdata/tiny", "--device", "cpu"}, exitOK},
 		{"no model folder", []string{"--model", "nowhere"}, exitInput},
 		{"bad device", []string{"--model", "../../adjudicate/onnx/testdata/tiny", "--device", "tpu"}, exitInput},
+		{"roberta-style model without token_type_ids", []string{"--model", "../../adjudicate/onnx/testdata/roberta"}, exitOK},
+		{"two-label model", []string{"--model", "../../adjudicate/onnx/testdata/binary"}, exitOK},
+		{"model with wrong inputs", []string{"--model", "../../adjudicate/onnx/testdata/badinputs"}, exitInput},
+		{"cuda without its provider", []string{"--model", "../../adjudicate/onnx/testdata/tiny", "--device", "cuda"}, exitInput},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
@@ -122,6 +132,54 @@ func TestRunWithONNXVerifier(t *testing.T) {
 				_, err := os.Stat(filepath.Join(out, "records.parquet"))
 				assert.NoError(t, err)
 			}
+			switch c.name {
+			case "model with wrong inputs":
+				assert.Contains(t, stderr.String(), "pixel_values")
+				assert.Contains(t, stderr.String(), "expected input_ids and attention_mask")
+			case "cuda without its provider":
+				assert.Contains(t, stderr.String(), "CUDA")
+			case "two-label model":
+				// The documented rule: not supported is insufficient, never unsupported.
+				recs, err := reports.ReadParquet[reports.Record](filepath.Join(out, "records.parquet"))
+				require.NoError(t, err)
+				require.Len(t, recs, 600)
+				for _, r := range recs {
+					if r.PredictedLabel != nil {
+						assert.NotEqual(t, "unsupported", *r.PredictedLabel, r.ClaimID)
+					}
+					if r.RawPUnsupp != nil {
+						assert.Less(t, *r.RawPUnsupp, 1e-8, r.ClaimID)
+					}
+					if r.LogitUnsupp != nil && r.LogitInsuff != nil {
+						assert.InDelta(t, *r.LogitInsuff-20, *r.LogitUnsupp, 1e-9, r.ClaimID)
+					}
+				}
+			}
 		})
+	}
+}
+
+func TestTrainOnSetFolder(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "w.json")
+	var stdout, stderr bytes.Buffer
+	got := run(context.Background(), []string{"train", "--set", "../../benchdata/demo", "--out", out}, nil, &stdout, &stderr)
+	require.Equal(t, exitOK, got, stderr.String())
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	w, err := lexical.ParseWeights(b)
+	require.NoError(t, err)
+	sets := w.Provenance["sets"].([]any)
+	require.Len(t, sets, 1)
+	assert.Equal(t, "demo", sets[0].(map[string]any)["name"])
+	assert.Equal(t, true, sets[0].(map[string]any)["generated"])
+
+	for name, args := range map[string][]string{
+		"same set twice":          {"train", "--set", "../../benchdata/demo", "--set", "../../benchdata/demo", "--out", out},
+		"one set to leave out":    {"train", "--set", "../../benchdata/demo", "--leave-one-out"},
+		"no set":                  {"train", "--out", out},
+		"folder without a corpus": {"train", "--set", t.TempDir(), "--out", out},
+	} {
+		stderr.Reset()
+		assert.Equal(t, exitInput, run(context.Background(), args, nil, &stdout, &stderr), "%s: %s", name, stderr.String())
 	}
 }

@@ -26,10 +26,17 @@ Policies: exact, rounded (--decimals), abbr (1.5K = 1500), tolerance (--abs-tol,
 range (85-95% holds 90%), ratio (one third = 0.33), year (2021 = 2021-07-01), auto
 (chosen by the token's shape). What does not parse is not verified (fail-closed).
 
+A token that states a bound — "more than", "over", "at least", "no fewer than",
+"less than", "under", "up to", "at most", "no more than", "nearly", "almost",
+"between X and Y", or any of them after "not" — is verified when the claimed value
+satisfies the bound ("more than 104" does not verify 100), under tolerance, range
+and auto; exact, rounded, abbr, percent, ratio and year do not accept a bound.
+
 Exit status: 0 verified, 1 not verified, 2 usage error.`,
 		Example: `  audit numcheck --policy rounded --decimals 0 --claim 5.7 --token 6
   audit numcheck --policy tolerance --rel-tol 0.05 --claim 5.7 --token "about 5.8"
-  audit numcheck --policy auto --claim 1500 --token 1.5K`,
+  audit numcheck --policy auto --claim 1500 --token 1.5K
+  audit numcheck --policy auto --claim 100 --token "more than 104"   # not verified`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := requireFlags(cmd, "policy", "claim", "token"); err != nil {

@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/claimaudit/claimaudit/corpus"
-	"github.com/claimaudit/claimaudit/metrics"
+	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/audit"
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -29,6 +33,19 @@ the best passage scores below --min-retrieval-score, when the confidence is belo
 (CONTINUE, HALT, BRANCH or ABSTAIN), a verdict (supported, weak, contradicted or
 not_found) and, when it states a number, a numeric check against the retrieved
 passages. Every input claim is one row of DIR/records.parquet.
+
+Numbers: a claim's number is checked against the numbers of its retrieved passages
+(verified, mismatch or unverifiable; a passage's number must be about the same year,
+unit and entity). --numeric-policy decides when two values agree: auto (default)
+reads the claim as written — a bound ("more than 100", "up to 5%", "nearly 40%",
+"between X and Y") by its bound, "about N" within 5%, a bare number at the precision
+it is written in ("48 million" agrees with 48.2 million) — or any of exact, rounded,
+abbr, tolerance, percent, range, ratio, year. --numeric-effect says what the check
+does to the label: none (recorded only), flag (default: recorded, and a mismatch
+flagged), override (a mismatch makes the claim unsupported; a verified number keeps
+the verifier alone from calling it unsupported, which becomes insufficient;
+abstentions stand). The record names the matched passage's value, unit and year, the
+reason, the verifier's own label and the rule that decided (decided_by).
 
 Calibration: auto fits a temperature on the labelled claims and applies it when the
 raw 10-bin ECE exceeds --ece-threshold (the ECE after scaling is measured out of
@@ -49,6 +66,10 @@ type runCmd struct {
 	verifier string
 	failOn   string
 	asJSON   bool
+
+	numericEffect string
+	tempFrom      string
+
 	backends *backendFlags
 	bErr     error // a backend's options could not be bound
 }
@@ -82,10 +103,16 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.Float64Var(&o.MinRetrievalScore, "min-retrieval-score", 0, "abstain when the best (uncited) passage's BM25 score is below this")
 	f.StringVar(&o.Calibrate, "calibrate", "auto", "temperature scaling: auto, off or fixed")
 	f.Float64Var(&o.Temperature, "temperature", 0, "the temperature for --calibrate fixed")
+	f.StringVar(&r.tempFrom, "temperature-from", "", "apply the temperature fitted by an earlier run (its output folder's summary.json) to every claim: --calibrate fixed with that T, for unlabelled runs")
+	f.IntVar(&o.Folds, "folds", metrics.DefaultFolds, "cross-fitting folds: each labelled claim is calibrated by a temperature fitted on the other folds")
+	f.IntVar(&o.MinCalibration, "min-calibration", metrics.DefaultMinCalibration,
+		"fewest labelled claims a temperature is fitted on; below it T = 1 and the output says so (with fewer, fold fits of ~20 claims are noise and T runs to its bounds)")
 	f.Float64Var(&o.ECEThreshold, "ece-threshold", 0.10, "auto calibration applies when the raw 10-bin ECE exceeds this")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for calibration cross-fitting folds")
 	f.IntVar(&o.SourceSlices, "source-slices", metrics.DefaultMaxSourceSlices, sourceSlicesHelp)
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
+	f.StringVar(&o.NumericPolicy, "numeric-policy", claims.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(claims.Policies, ", "))
+	f.StringVar(&r.numericEffect, "numeric-effect", string(claims.EffectFlag), "what the numeric check does to the label: none, flag or override")
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	// Each backend declares its own options; cmd/audit knows none of them.
@@ -101,6 +128,22 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		return err
 	}
 	o := &r.o
+	if r.tempFrom != "" {
+		if cmd.Flags().Changed("calibrate") && o.Calibrate != audit.CalibrateFixed || cmd.Flags().Changed("temperature") {
+			return usageErrorf("--temperature-from sets the temperature: it cannot be combined with --temperature or --calibrate %s", o.Calibrate)
+		}
+		t, err := temperatureFrom(r.tempFrom)
+		if err != nil {
+			return &exitError{code: exitInput, err: fmt.Errorf("--temperature-from: %w", err)}
+		}
+		o.Calibrate, o.Temperature, o.TemperatureFrom = audit.CalibrateFixed, t, r.tempFrom
+	}
+	if o.Folds < 2 || o.MinCalibration < 1 {
+		return usageErrorf("--folds must be >= 2 and --min-calibration >= 1")
+	}
+	if math.IsNaN(o.Temperature) || math.IsInf(o.Temperature, 0) || o.Temperature < 0 {
+		return usageErrorf("--temperature %v is not a positive number", o.Temperature)
+	}
 	switch o.Calibrate {
 	case audit.CalibrateAuto, audit.CalibrateOff:
 	case audit.CalibrateFixed:
@@ -116,6 +159,14 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if o.K < 1 || o.Workers < 0 || o.BatchSize < 0 || o.AbstainBelow < 0 || o.AbstainBelow > 1 {
 		return usageErrorf("--k must be >= 1, --workers and --batch-size >= 0, --abstain-below in [0, 1]")
 	}
+	if !slices.Contains(claims.Policies, o.NumericPolicy) {
+		return usageErrorf("--numeric-policy %q is not one of %s", o.NumericPolicy, strings.Join(claims.Policies, ", "))
+	}
+	effect, err := claims.ParseNumericEffect(r.numericEffect)
+	if err != nil {
+		return usageErrorf("--numeric-effect: %v", err)
+	}
+	o.NumericEffect = effect
 	gates, err := reports.ParseGates(r.failOn)
 	if err != nil {
 		return usageErrorf("--fail-on: %v", err)
@@ -169,6 +220,35 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	return gateError(res.Tables.Summary.Gates)
 }
 
+// temperatureFrom reads the full-data temperature an earlier run fitted
+// from its summary.json.
+func temperatureFrom(dir string) (float64, error) {
+	path := filepath.Join(dir, "summary.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	var s struct {
+		Calibration *struct {
+			Fitted          bool     `json:"fitted"`
+			Reason          string   `json:"reason"`
+			FullTemperature *float64 `json:"full_temperature"`
+		} `json:"calibration"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	switch c := s.Calibration; {
+	case c == nil:
+		return 0, fmt.Errorf("%s has no calibration section (written by an older version?)", path)
+	case !c.Fitted || c.FullTemperature == nil:
+		return 0, fmt.Errorf("%s: that run fitted no temperature (%s)", path, c.Reason)
+	case !(*c.FullTemperature > 0) || math.IsInf(*c.FullTemperature, 0):
+		return 0, fmt.Errorf("%s: full_temperature %v is not a positive number", path, *c.FullTemperature)
+	}
+	return *s.Calibration.FullTemperature, nil
+}
+
 // interruptedMessage says what an interrupted run kept and the exact
 // command that picks up where it stopped.
 func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
@@ -203,18 +283,13 @@ func printJSON(e *env, v any) error {
 	return enc.Encode(v)
 }
 
-// gateError is exit 1 naming every violated gate, or nil.
+// gateError is exit 1 naming every failed gate (an undefined metric fails
+// its gate, saying why), or nil.
 func gateError(results []reports.GateResult) error {
-	var failed []string
-	for _, r := range results {
-		if r.Failed {
-			failed = append(failed, fmt.Sprintf("%s (value %.4g)", r.Expr, r.Value))
-		}
+	if err := reports.Failures(results); err != nil {
+		return &exitError{code: exitGate, err: err}
 	}
-	if len(failed) == 0 {
-		return nil
-	}
-	return &exitError{code: exitGate, err: fmt.Errorf("gate failed: %s", strings.Join(failed, "; "))}
+	return nil
 }
 
 func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) error {

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
+	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/lexical"
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/claims"
@@ -14,111 +14,134 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newTrainCmd(e *env) *cobra.Command {
-	var corpusPath, spansPath, claimsPath, goldPath, out, indexDir string
-	var k int
-	var opts lexical.TrainOptions
-	cmd := &cobra.Command{
-		Use:   "train --corpus F [--spans F] --claims F [--gold F] --out weights.json",
-		Short: "Fit the lexical verifier's weights on labelled claims",
-		Long: `train retrieves the top-k passages for every labelled claim, computes the lexical
+const trainLong = `train retrieves the top-k passages for every labelled claim, computes the lexical
 verifier's features and fits its three-class logistic model (L2, L-BFGS, from zero: the
-same inputs give byte-identical weights). The weights file records its provenance: the
-inputs' sha256, k, the penalty and the training metrics. Use it with
-'audit run --weights F'; 'make weights' rebuilds the embedded default.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireFlags(cmd, "corpus", "claims", "out"); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			if indexDir == "" {
-				tmp, err := os.MkdirTemp("", "claimaudit-train-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(tmp)
-				indexDir = filepath.Join(tmp, "index")
-			}
-			res, err := corpus.EnsureIndex(ctx, corpus.EnsureRequest{Dir: indexDir, CorpusPath: corpusPath, SpansPath: spansPath})
-			if err != nil {
-				return err
-			}
-			ix, err := corpus.OpenIndex(indexDir)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			cs, err := claims.Load(ctx, claimsPath, goldPath)
-			if err != nil {
-				return err
-			}
-			var labelled []claims.Claim
-			for _, c := range cs {
-				if c.Label != "" {
-					labelled = append(labelled, c)
-				}
-			}
-			if len(labelled) == 0 {
-				return usageErrorf("no claim has a gold label: give --gold or labels in the claims file")
-			}
-			pairs, err := audit.Retriever{Index: ix, K: k}.Pairs(ctx, labelled, 0)
-			if err != nil {
-				return err
-			}
-			ex := make([]lexical.Example, len(pairs))
-			for i, p := range pairs {
-				ex[i] = lexical.Example{Pair: p, Label: labelIndex(labelled[i].Label)}
-			}
-			w, m, err := lexical.Train(ex, ix, opts)
-			if err != nil {
-				return err
-			}
-			inputs := map[string]string{}
-			for _, in := range res.Manifest.Inputs {
-				inputs[in.Role+"_sha256"] = in.SHA256
-			}
-			for role, path := range map[string]string{"claims": claimsPath, "gold": goldPath} {
-				if path != "" {
-					sum, _, err := corpus.HashFile(path)
-					if err != nil {
-						return err
-					}
-					inputs[role+"_sha256"] = sum
-				}
-			}
-			w.Provenance = map[string]any{"inputs": inputs, "k": k, "training": m, "made_by": "audit train"}
-			b, err := json.MarshalIndent(w, "", "  ")
-			if err != nil {
-				return err
-			}
-			if err := writeAtomic(out, append(b, '\n')); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "trained on %d claims: accuracy %.3f, macro-F1 %.3f, NLL %.3f → %s\n", int(m["n"]), m["accuracy"], m["macro_f1"], m["nll"], out)
-			return nil
-		},
+same inputs give byte-identical weights). Give one set by its files (--corpus, --claims,
+...) or several by folder (--set DIR, repeatable: corpus.jsonl, claims.jsonl and, when
+present, spans.jsonl and gold.jsonl or gold_labels.jsonl). With --balance every set
+counts the same and, within a set, every label it has.
+
+The weights file records its provenance: each set's name, inputs' sha256 and label
+counts, k, the options and the training metrics. Use it with 'audit run --weights F';
+'make weights' rebuilds the embedded default.
+
+--leave-one-out writes no weights: for each set it fits on all the others and prints
+how the model does on the one left out (balanced accuracy and ROC AUC of supported vs
+not, macro-F1, tier-1 false accepts, ECE before and after temperature scaling).`
+
+// trainCmd is `audit train`.
+type trainCmd struct {
+	e           *env
+	single      lexical.Set
+	dirs        []string
+	out         string
+	leaveOneOut bool
+	p           lexical.Pipeline
+}
+
+func newTrainCmd(e *env) *cobra.Command {
+	c := &trainCmd{e: e, p: lexical.Pipeline{MadeBy: "audit train", Retrieve: retrieve}}
+	cmd := &cobra.Command{
+		Use:   "train (--corpus F [--spans F] --claims F [--gold F] | --set DIR ...) --out weights.json",
+		Short: "Fit the lexical verifier's weights on labelled claims",
+		Long:  trainLong,
+		Args:  cobra.NoArgs,
+		RunE:  c.run,
 	}
 	f := cmd.Flags()
-	f.StringVar(&corpusPath, "corpus", "", "corpus documents, JSONL (required)")
-	f.StringVar(&spansPath, "spans", "", "evidence spans, JSONL")
-	f.StringVar(&claimsPath, "claims", "", "claims, JSONL (required)")
-	f.StringVar(&goldPath, "gold", "", "gold labels {claim_id, label}, JSONL")
-	f.StringVar(&out, "out", "", "weights file to write (required)")
-	f.StringVar(&indexDir, "index", "", "index folder to build or reuse (default: a temporary one)")
-	f.IntVar(&k, "k", 5, "passages retrieved per claim")
-	f.Float64Var(&opts.L2, "l2", 1e-3, "L2 penalty")
+	f.StringVar(&c.single.Corpus, "corpus", "", "corpus documents, JSONL")
+	f.StringVar(&c.single.Spans, "spans", "", "evidence spans, JSONL")
+	f.StringVar(&c.single.Claims, "claims", "", "claims, JSONL")
+	f.StringVar(&c.single.Gold, "gold", "", "gold labels {claim_id, label}, JSONL")
+	f.StringArrayVar(&c.dirs, "set", nil, "a data set folder (repeatable)")
+	f.StringVar(&c.out, "out", "", "weights file to write (required unless --leave-one-out)")
+	f.StringVar(&c.p.IndexRoot, "index", "", "folder for the sets' indexes, one sub-folder per set, built or reused (default: a temporary one)")
+	f.IntVar(&c.p.K, "k", 5, "passages retrieved per claim")
+	f.Float64Var(&c.p.Train.L2, "l2", 0.01, "L2 penalty")
+	f.IntVar(&c.p.Train.Boost.Rounds, "boost-rounds", 0, "rounds of gradient-boosted trees on top of the logistic model (0: none)")
+	f.IntVar(&c.p.Train.Boost.Depth, "boost-depth", 3, "depth of the boosted trees")
+	f.Float64Var(&c.p.Train.Boost.LearningRate, "boost-rate", 0.1, "learning rate of the boosted trees")
+	f.BoolVar(&c.p.Train.Balance, "balance", true, "weight sets and, within each, labels equally")
+	f.BoolVar(&c.leaveOneOut, "leave-one-out", false, "print the leave-one-set-out table instead of writing weights")
 	return cmd
 }
 
-func labelIndex(l claims.Label) int {
-	switch l {
-	case claims.Supported:
-		return 0
-	case claims.Unsupported:
-		return 1
+// sets are the data sets the flags name, checked (exit 2 on a bad one).
+func (c *trainCmd) sets(cmd *cobra.Command) ([]lexical.Set, error) {
+	var sets []lexical.Set
+	if c.single.Corpus != "" || c.single.Claims != "" {
+		if err := requireFlags(cmd, "corpus", "claims"); err != nil {
+			return nil, err
+		}
+		s := c.single
+		s.Name = "input"
+		sets = append(sets, s)
 	}
-	return 2
+	for _, d := range c.dirs {
+		s, err := lexical.SetFromDir(d)
+		if err != nil {
+			return nil, usageErrorf("--set: %v", err)
+		}
+		sets = append(sets, s)
+	}
+	if len(sets) == 0 {
+		return nil, usageErrorf("give a data set: --corpus and --claims, or --set DIR")
+	}
+	seen := map[string]bool{}
+	for _, s := range sets {
+		if seen[s.Name] {
+			return nil, usageErrorf("--set: two sets named %q", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	if c.leaveOneOut && len(sets) < 2 {
+		return nil, usageErrorf("--leave-one-out needs at least two sets")
+	}
+	if !c.leaveOneOut {
+		if err := requireFlags(cmd, "out"); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
+}
+
+func (c *trainCmd) run(cmd *cobra.Command, _ []string) error {
+	sets, err := c.sets(cmd)
+	if err != nil {
+		return err
+	}
+	prepared, err := c.p.Prepare(cmd.Context(), sets)
+	if errors.Is(err, lexical.ErrNoLabels) {
+		return usageErrorf("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if c.leaveOneOut {
+		rows, err := lexical.LeaveOneOut(prepared, c.p.Train)
+		if err != nil {
+			return err
+		}
+		return lexical.WriteTable(c.e.stdout, rows)
+	}
+	w, m, err := c.p.Fit(prepared)
+	if err != nil {
+		return err
+	}
+	b, err := w.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(c.out, b); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.e.stdout, "trained on %d claims: accuracy %.3f, macro-F1 %.3f, NLL %.3f → %s\n", int(m["n"]), m["accuracy"], m["macro_f1"], m["nll"], c.out)
+	return nil
+}
+
+// retrieve is the pipeline's retrieval, handed to the lexical trainer.
+func retrieve(ctx context.Context, ix *corpus.Index, cs []claims.Claim, k int) ([]adjudicate.Pair, error) {
+	return audit.Retriever{Index: ix, K: k}.Pairs(ctx, cs, 0)
 }
 
 // writeAtomic writes a file under a temporary name and renames it into place.

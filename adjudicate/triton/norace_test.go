@@ -1,0 +1,5 @@
+//go:build !race
+
+package triton
+
+const raceEnabled = false

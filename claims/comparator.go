@@ -1,0 +1,157 @@
+package claims
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+)
+
+// Comparator is how a claim relates its number to the true value: "more
+// than 100" is a lower bound, "up to 100" an upper bound, "about 100" a
+// value within a tolerance, and a bare "100" the value itself.
+type Comparator string
+
+// Comparators.
+const (
+	CmpValue   Comparator = ""         // 100: the value, within the policy's tolerance
+	CmpApprox  Comparator = "approx"   // about / approximately / roughly / around 100: within tolerance
+	CmpAbove   Comparator = "above"    // more than / over / above / exceeds 100: actual > 100
+	CmpAtLeast Comparator = "at_least" // at least / no fewer than / no less than 100: actual >= 100
+	CmpBelow   Comparator = "below"    // less than / fewer than / under / below 100: actual < 100
+	CmpAtMost  Comparator = "at_most"  // up to / at most / no more than 100: actual <= 100
+	CmpNearly  Comparator = "nearly"   // nearly / almost 100: 100(1−ρ) <= actual <= 100
+	CmpBetween Comparator = "between"  // between 10 and 20: 10 <= actual <= 20
+)
+
+// IsBound reports a comparator that states a bound rather than a value.
+func (c Comparator) IsBound() bool {
+	return c != CmpValue && c != CmpApprox
+}
+
+// comparatorPhrases maps the words written before a number to the
+// comparator, longest phrases first so that "no more than" is not read as
+// "more than".
+var comparatorPhrases = []struct {
+	phrase string
+	cmp    Comparator
+}{
+	{"no fewer than", CmpAtLeast}, {"no less than", CmpAtLeast}, {"no more than", CmpAtMost},
+	{"in excess of", CmpAbove}, {"greater than", CmpAbove}, {"upwards of", CmpAbove},
+	{"more than", CmpAbove}, {"exceeding", CmpAbove}, {"exceeded", CmpAbove}, {"exceeds", CmpAbove},
+	{"exceed", CmpAbove}, {"just over", CmpAbove}, {"over", CmpAbove}, {"above", CmpAbove},
+	{"at least", CmpAtLeast}, {"a minimum of", CmpAtLeast}, {"minimum of", CmpAtLeast},
+	{"fewer than", CmpBelow}, {"less than", CmpBelow}, {"just under", CmpNearly}, {"under", CmpBelow},
+	{"below", CmpBelow}, {"up to", CmpAtMost}, {"at most", CmpAtMost}, {"a maximum of", CmpAtMost},
+	{"maximum of", CmpAtMost}, {"as many as", CmpAtMost}, {"as much as", CmpAtMost},
+	{"nearly", CmpNearly}, {"almost", CmpNearly}, {"approximately", CmpApprox}, {"approx.", CmpApprox},
+	{"approx", CmpApprox}, {"about", CmpApprox}, {"around", CmpApprox}, {"roughly", CmpApprox},
+	{"circa", CmpApprox}, {"ca.", CmpApprox}, {"close to", CmpApprox}, {"some", CmpApprox},
+	{"an estimated", CmpApprox}, {"estimated", CmpApprox}, {"~", CmpApprox}, {"≈", CmpApprox},
+	{"between", CmpBetween},
+}
+
+// reNegation before a comparator phrase: "not more than", "did not exceed",
+// "isn't over", "never above". ("no more than" is listed as a phrase.)
+var reNegatedTail = regexp.MustCompile(`(?i)(?:\bnot|n't|\bnever)\s*$`)
+
+// comparatorAt returns the comparator written just before position end of
+// text ("... more than " + number), whether it is negated, and the phrase.
+func comparatorAt(text string, end int) (cmp Comparator, negated bool, phrase string) {
+	before := strings.TrimRight(text[:end], " \t")
+	lower := strings.ToLower(before)
+	for _, p := range comparatorPhrases {
+		if !strings.HasSuffix(lower, p.phrase) {
+			continue
+		}
+		start := len(lower) - len(p.phrase)
+		if start > 0 && p.phrase != "~" && p.phrase != "≈" && isWordByte(lower[start-1]) {
+			continue // "moreover 5", "hover"
+		}
+		rest := before[:start]
+		return p.cmp, reNegatedTail.MatchString(rest), before[start:]
+	}
+	return CmpValue, false, ""
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// comparatorOf maps a qualifier word stripped by ParseQuantity.
+func comparatorOf(qualifier string) Comparator {
+	q := strings.ToLower(qualifier)
+	for _, p := range comparatorPhrases {
+		if p.phrase == q {
+			return p.cmp
+		}
+	}
+	return CmpValue
+}
+
+// Holds decides whether the true value actual satisfies what q claims: the
+// bound for a bound (strict or not, as written), the interval for a range or
+// "between", and for a value (bare or "about") a relative difference of at
+// most relTol (seed 001's tolerance). A negated comparator ("not more than")
+// holds where the plain one does not. The reason says what was compared.
+func (q Quantity) Holds(actual, relTol float64) (bool, string) {
+	ok, rel := q.holds(actual, relTol, true)
+	if ok {
+		return true, fmt.Sprintf("%s is %s", fmtNum(actual), rel)
+	}
+	return false, fmt.Sprintf("%s is not %s", fmtNum(actual), rel)
+}
+
+// holds is Holds; the description of the relation is built only when
+// describe is set (matching asks many facts and needs few reasons).
+func (q Quantity) holds(actual, relTol float64, describe bool) (bool, string) {
+	if !describe {
+		v := q.Value
+		var ok bool
+		switch {
+		case q.Kind == KindRange || q.Cmp == CmpBetween:
+			ok = actual >= q.Lo-tiny(q.Lo) && actual <= q.Hi+tiny(q.Hi)
+		case q.Cmp == CmpAbove:
+			ok = actual > v
+		case q.Cmp == CmpAtLeast:
+			ok = actual >= v-tiny(v)
+		case q.Cmp == CmpBelow:
+			ok = actual < v
+		case q.Cmp == CmpAtMost:
+			ok = actual <= v+tiny(v)
+		case q.Cmp == CmpNearly:
+			lo := v - relTol*math.Abs(v)
+			ok = actual <= v+tiny(v) && actual >= lo-tiny(lo)
+		default:
+			ok = ValuesMatch(v, actual, relTol)
+		}
+		return ok != q.Negated, ""
+	}
+	v := q.Value
+	var ok bool
+	var rel string
+	switch {
+	case q.Kind == KindRange || q.Cmp == CmpBetween:
+		ok, rel = actual >= q.Lo-tiny(q.Lo) && actual <= q.Hi+tiny(q.Hi), fmt.Sprintf("in [%s, %s]", fmtNum(q.Lo), fmtNum(q.Hi))
+	case q.Cmp == CmpAbove:
+		ok, rel = actual > v, "more than "+fmtNum(v)
+	case q.Cmp == CmpAtLeast:
+		ok, rel = actual >= v-tiny(v), "at least "+fmtNum(v)
+	case q.Cmp == CmpBelow:
+		ok, rel = actual < v, "less than "+fmtNum(v)
+	case q.Cmp == CmpAtMost:
+		ok, rel = actual <= v+tiny(v), "at most "+fmtNum(v)
+	case q.Cmp == CmpNearly:
+		lo := v - relTol*math.Abs(v)
+		ok, rel = actual <= v+tiny(v) && actual >= lo-tiny(lo), fmt.Sprintf("nearly %s (in [%s, %s])", fmtNum(v), fmtNum(lo), fmtNum(v))
+	default:
+		ok, rel = ValuesMatch(v, actual, relTol), fmt.Sprintf("within %g%% of %s", relTol*100, fmtNum(v))
+	}
+	if q.Negated {
+		ok, rel = !ok, "not "+rel
+	}
+	return ok, rel
+}
+
+// tiny absorbs floating-point noise in comparisons ("at least 0.3" holds for 0.1+0.2).
+func tiny(v float64) float64 { return 1e-9 * math.Max(1, math.Abs(v)) }
