@@ -62,7 +62,7 @@ func (o *Options) decide(v verified, t float64) decision {
 // --numeric-effect says (claims.DecideNumeric): with override a mismatch
 // makes the claim unsupported, and a verified number turns the verifier's
 // unsupported into insufficient. Abstentions stand.
-func (o *Options) withNumeric(v verified, d decision) decision {
+func (o *Options) withNumeric(v verified, d decision, fc *factCache) decision {
 	d.verifierPred, d.rule = d.pred, claims.RuleVerifier
 	c := v.Claim
 	if c.Type != "numeric" && len(claims.FindNumbers(c.Text)) == 0 {
@@ -70,7 +70,7 @@ func (o *Options) withNumeric(v verified, d decision) decision {
 	}
 	var facts []claims.Fact
 	for _, p := range v.Passages {
-		facts = append(facts, claims.FactsFromText(p.ID, p.Text)...)
+		facts = append(facts, fc.facts(p.ID, p.Text)...)
 	}
 	nc := claims.VerifyNumeric(c.Text, facts, claims.MatchOptions{Policy: o.NumericPolicy})
 	d.numeric = &nc
@@ -195,4 +195,34 @@ func action(o metrics.Outcome, conf *float64) string {
 		return "BRANCH"
 	}
 	return "CONTINUE"
+}
+
+// factCache keeps the numeric facts of passages already read: a run
+// retrieves the same passages for many claims. Keyed by passage id (one
+// index per run); two generations of at most half the capacity each bound
+// its memory. A nil cache reads every time.
+type factCache struct {
+	half      int
+	cur, prev map[string][]claims.Fact
+}
+
+func newFactCache(capacity int) *factCache {
+	return &factCache{half: max(1, capacity/2), cur: map[string][]claims.Fact{}}
+}
+
+func (c *factCache) facts(id, text string) []claims.Fact {
+	if c == nil {
+		return claims.FactsFromText(id, text)
+	}
+	f, ok := c.cur[id]
+	if !ok {
+		if f, ok = c.prev[id]; !ok {
+			f = claims.FactsFromText(id, text)
+		}
+		if len(c.cur) >= c.half {
+			c.prev, c.cur = c.cur, make(map[string][]claims.Fact, c.half)
+		}
+		c.cur[id] = f
+	}
+	return f
 }

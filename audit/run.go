@@ -53,6 +53,7 @@ type Options struct {
 	TemperatureFrom   string  // where a fixed T came from (a previous run's folder), for the manifest
 	ECEThreshold      float64 // default 0.10
 	Seed              uint64  // calibration folds
+	SourceSlices      int     // reports: sources with their own slice (0: metrics.DefaultMaxSourceSlices, -1: all)
 	Folds             int     // cross-fitting folds; default metrics.DefaultFolds
 	MinCalibration    int     // fewest labelled claims to fit a temperature on; default metrics.DefaultMinCalibration
 	Resume            bool    // reuse verdicts cached in OutDir/.cache

@@ -265,11 +265,12 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		return nil, err
 	}
 	var outs []metrics.Outcome
+	fc := newFactCache(20000)
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d := o.withNumeric(v, o.decide(v, cal.temp(i)))
+		d := o.withNumeric(v, o.decide(v, cal.temp(i)), fc)
 		if d.reason != "" {
 			res.Abstained++
 		}
@@ -291,7 +292,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 // computation is abandoned and nothing is written.
 func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*reports.Tables, error) {
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, Manifest: o.manifest(in, ix, v, res)}
+		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, Manifest: o.manifest(in, ix, v, res)}
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err

@@ -40,6 +40,7 @@ type BootstrapOptions struct {
 	Seed      uint64  // resample b draws from PCG(Seed, b): results do not depend on Workers
 	Workers   int     // default GOMAXPROCS
 	Level     float64 // default 0.95
+	None      bool    // no intervals at all (Evaluate of a slice under MinBootstrapClaims)
 }
 
 // confStep is the resolution at which intervals see confidences: outcomes

@@ -234,7 +234,7 @@ func evaluateOutputs(outs []Outcome, t float64, opts BootstrapOptions) (map[stri
 		v[name] = point[i]
 	}
 	ci := map[string]Interval{}
-	if len(scores) == 0 {
+	if len(scores) == 0 || opts.None {
 		return v, ci
 	}
 	if opts.Resamples <= 0 {

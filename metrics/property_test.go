@@ -301,3 +301,28 @@ func TestBySlice(t *testing.T) {
 	}
 	assert.Equal(t, tab[0].Metrics[0].Value, n, "the type slices partition the claims")
 }
+
+// Beyond the cap the smaller sources are pooled in one slice, so the
+// number of slices does not grow with the number of sources.
+func TestSlicesCapSources(t *testing.T) {
+	var outs []Outcome
+	for i := 0; i < 500; i++ {
+		outs = append(outs, Outcome{Source: fmt.Sprintf("s%03d", i%100)})
+	}
+	for i := 0; i < 7; i++ { // s007 and s042 become the largest
+		outs = append(outs, Outcome{Source: "s007"}, Outcome{Source: "s042"}, Outcome{Source: "s042"})
+	}
+	sl := SlicesWith(outs, SliceOptions{MaxSources: 2})
+	var names []string
+	pooled := 0
+	for _, s := range sl {
+		names = append(names, s.Name)
+		if s.Name == OtherSources {
+			pooled = len(s.Indexes)
+		}
+	}
+	assert.Equal(t, []string{"all", "source=s007", "source=s042", OtherSources}, names)
+	assert.Equal(t, len(outs)-12-19, pooled, "every claim of an uncapped source is in the pooled slice")
+	assert.Len(t, Slices(outs), 1+DefaultMaxSourceSlices+1)
+	assert.Len(t, SlicesWith(outs, SliceOptions{MaxSources: -1}), 1+100, "opt-in: every source")
+}

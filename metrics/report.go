@@ -69,13 +69,20 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 	}
 	c := Count(outs)
 	v := pointValues(outs, t, c)
-	ci := bootstrap(outs, t, opts, [3]float64{v["auc_supported"], v["auc_unsupported"], v["auc_insufficient"]})
-	v["degenerate_verifier"] = degenerate(c, v["accuracy"], ci["majority_accuracy"].High)
+	var ci map[string]Interval
+	majorityHigh := math.NaN()
+	if !opts.None {
+		ci = bootstrap(outs, t, opts, [3]float64{v["auc_supported"], v["auc_unsupported"], v["auc_insufficient"]})
+		majorityHigh = ci["majority_accuracy"].High
+	}
+	v["degenerate_verifier"] = degenerate(c, v["accuracy"], majorityHigh)
 	maps.Copy(v, checkValues(outs, t))
 	maps.Copy(v, retrievalValues(outs))
 	ov, oci := evaluateOutputs(outs, t, opts)
 	maps.Copy(v, ov)
-	maps.Copy(ci, oci)
+	if ci != nil {
+		maps.Copy(ci, oci)
+	}
 	if len(v) != len(Names) {
 		panic(fmt.Sprintf("metrics: %d values for %d names", len(v), len(Names)))
 	}
@@ -427,9 +434,39 @@ type Slice struct {
 	Indexes []int
 }
 
+// DefaultMaxSourceSlices is how many sources get a slice of their own by
+// default: the largest ones (most claims, then name); the claims of every
+// other source form one slice, OtherSources. Without a cap a run with one
+// source per claim document would carry a slice (and its intervals) per
+// source, and reports would grow with the number of sources.
+const DefaultMaxSourceSlices = 20
+
+// OtherSources names the slice of the sources beyond the cap.
+const OtherSources = "source=(other)"
+
+// MinBootstrapClaims is the floor under which a slice other than "all"
+// gets no bootstrap intervals (they are null): with fewer claims a
+// percentile interval says little and costs as much as a large slice's.
+const MinBootstrapClaims = 30
+
+// SliceOptions tune Slices.
+type SliceOptions struct {
+	// MaxSources: sources with their own slice; 0 takes
+	// DefaultMaxSourceSlices, a negative value keeps every source.
+	MaxSources int
+}
+
 // Slices returns "all", then one slice per claim type, source and
-// importance (sorted by value; empty values only count in "all").
-func Slices(outs []Outcome) []Slice {
+// importance (sorted by value; empty values only count in "all"), with the
+// default cap on source slices.
+func Slices(outs []Outcome) []Slice { return SlicesWith(outs, SliceOptions{}) }
+
+// SlicesWith is Slices with options.
+func SlicesWith(outs []Outcome, opts SliceOptions) []Slice {
+	maxSources := opts.MaxSources
+	if maxSources == 0 {
+		maxSources = DefaultMaxSourceSlices
+	}
 	all := Slice{Name: "all", Indexes: make([]int, len(outs))}
 	groups := map[string][]int{}
 	for i, o := range outs {
@@ -441,6 +478,28 @@ func Slices(outs []Outcome) []Slice {
 			}
 		}
 	}
+	var sources []string
+	for k := range groups {
+		if strings.HasPrefix(k, "source=") {
+			sources = append(sources, k)
+		}
+	}
+	if maxSources > 0 && len(sources) > maxSources {
+		sort.Slice(sources, func(a, b int) bool {
+			na, nb := len(groups[sources[a]]), len(groups[sources[b]])
+			if na != nb {
+				return na > nb
+			}
+			return sources[a] < sources[b]
+		})
+		var other []int
+		for _, k := range sources[maxSources:] {
+			other = append(other, groups[k]...)
+			delete(groups, k)
+		}
+		sort.Ints(other)
+		groups[OtherSources] = other
+	}
 	keys := make([]string, 0, len(groups))
 	for k := range groups {
 		keys = append(keys, k)
@@ -449,6 +508,10 @@ func Slices(outs []Outcome) []Slice {
 	sort.Slice(keys, func(a, b int) bool {
 		if order[keys[a][0]] != order[keys[b][0]] {
 			return order[keys[a][0]] < order[keys[b][0]]
+		}
+		// the pooled sources come after the named ones
+		if oa, ob := keys[a] == OtherSources, keys[b] == OtherSources; oa != ob {
+			return ob
 		}
 		return keys[a] < keys[b]
 	})

@@ -101,6 +101,10 @@ type Input struct {
 	CrossFit  metrics.CrossFitResult
 	Seed      uint64 // bootstrap
 	Resamples int    // bootstrap; default 1000
+	// MaxSourceSlices: sources with a slice of their own (the largest;
+	// the rest pooled in metrics.OtherSources); 0: the default cap, -1:
+	// every source.
+	MaxSourceSlices int
 	// Manifest is written as manifest.json (inputs, settings, timings);
 	// Write fills its ids, versions and time.
 	Manifest Manifest
@@ -230,9 +234,13 @@ func Compute(in Input) (*Tables, error) {
 		temp float64 // the temperature metric's value
 	}{{StageRaw, in.Outcomes, 1}, {StageCalibrated, scaled, temp}}
 	var overall metrics.Evaluation
-	for _, sl := range metrics.Slices(in.Outcomes) {
+	for _, sl := range metrics.SlicesWith(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}) {
 		for _, st := range stages {
-			e, err := metrics.Evaluate(sl.Pick(st.outs), 1, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed})
+			// Intervals for "all" always; for a smaller slice only from
+			// metrics.MinBootstrapClaims claims up (null below).
+			outs := sl.Pick(st.outs)
+			e, err := metrics.Evaluate(outs, 1, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed,
+				None: sl.Name != "all" && len(outs) < metrics.MinBootstrapClaims})
 			if err != nil {
 				return nil, err
 			}

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -401,4 +402,52 @@ func TestSummaryHasHeadlineAndIntervals(t *testing.T) {
 	require.NotNil(t, s.Metrics["accuracy"])
 	assert.Contains(t, s.Slices, "type=numeric")
 	assert.Contains(t, s.Slices, "source=a")
+}
+
+// A run with a source per few claims: the source slices are capped (the
+// rest pooled), slices under the floor get null intervals, and "all" — the
+// summary and the gates — is what it is with a single source.
+func TestManySourcesAreCappedAndSmallSlicesHaveNoIntervals(t *testing.T) {
+	many := outcomes(600, 2)
+	one := outcomes(600, 2)
+	for i := range many {
+		many[i].Source = fmt.Sprintf("src%04d", i/3)
+		one[i].Source = "only"
+	}
+	in := Input{RunID: "r", Seed: 1, Resamples: 100}
+	in.Outcomes = many
+	tm, err := Compute(in)
+	require.NoError(t, err)
+	in.Outcomes = one
+	to, err := Compute(in)
+	require.NoError(t, err)
+	// Metrics over claims do not depend on how claims group into sources;
+	// those over outputs (one output per source_id) do.
+	perOutput := func(name string) bool {
+		return name == "outputs" || strings.HasPrefix(name, "output_") || strings.HasPrefix(name, "gold_output_")
+	}
+	for name, v := range to.Summary.Metrics {
+		if !perOutput(name) {
+			assert.Equal(t, v, tm.Summary.Metrics[name], name)
+			assert.Equal(t, to.Summary.Intervals[name], tm.Summary.Intervals[name], name)
+		}
+	}
+	require.NotNil(t, tm.Summary.Metrics["outputs"])
+	assert.Equal(t, 200.0, *tm.Summary.Metrics["outputs"], "600 claims, three per source")
+
+	sources := map[string]bool{}
+	for _, r := range tm.Metrics {
+		if strings.HasPrefix(r.Slice, "source=") {
+			sources[r.Slice] = true
+		}
+		if r.Slice == metrics.OtherSources && r.Metric == "accuracy" {
+			assert.NotNil(t, r.CILow, "the pooled slice is large enough for intervals")
+		}
+		if strings.HasPrefix(r.Slice, "source=src") {
+			assert.Nil(t, r.CILow, "%s has 3 claims, under the floor: no interval", r.Slice)
+			assert.Nil(t, r.CIHigh)
+		}
+	}
+	assert.Len(t, sources, metrics.DefaultMaxSourceSlices+1)
+	assert.Contains(t, sources, metrics.OtherSources)
 }

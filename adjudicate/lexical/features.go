@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/blevesearch/go-porterstemmer"
@@ -377,6 +378,10 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 // deciding passage: the one covering most of the claim's idf weight (ties:
 // the better-ranked). Entity absence is judged over all passages.
 func Features(pair adjudicate.Pair, stats Stats) ([nf]float64, int) {
+	return features(pair, stats, nil)
+}
+
+func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float64, int) {
 	c := analyseClaim(pair.Claim, stats)
 	if len(pair.Passages) == 0 {
 		var f [nf]float64
@@ -400,7 +405,7 @@ func Features(pair adjudicate.Pair, stats Stats) ([nf]float64, int) {
 	var covs []float64
 	bestSent, bestSentCov := sentenceInfo{}, -1.0
 	for i, p := range pair.Passages {
-		pd := withSentences(analyse(p.Text))
+		pd := cache.get(p.Text)
 		f := passageFeatures(c, pd, p.Score)
 		if f[4] > 0 && len(c.entities) > 0 {
 			anyEntity = true
@@ -432,6 +437,50 @@ func Features(pair adjudicate.Pair, stats Stats) ([nf]float64, int) {
 		bestF[34] = (s0 - pair.Passages[1].Score) / s0
 	}
 	return bestF, best
+}
+
+// passageCache keeps passages already analysed: one run retrieves the same
+// passages for many claims (100k claims over 37k passages analyse each
+// about thirteen times). Two generations of at most half the capacity
+// each bound its memory; a passage used in the last half-capacity misses
+// stays. A nil cache analyses every time.
+type passageCache struct {
+	mu        sync.Mutex
+	half      int
+	cur, prev map[string]*doc
+}
+
+func newPassageCache(capacity int) *passageCache {
+	return &passageCache{half: max(1, capacity/2), cur: map[string]*doc{}}
+}
+
+func (c *passageCache) get(text string) doc {
+	if c == nil {
+		return withSentences(analyse(text))
+	}
+	c.mu.Lock()
+	d, ok := c.cur[text]
+	if !ok {
+		if d, ok = c.prev[text]; ok {
+			c.put(text, d)
+		}
+	}
+	c.mu.Unlock()
+	if ok {
+		return *d
+	}
+	a := withSentences(analyse(text))
+	c.mu.Lock()
+	c.put(text, &a)
+	c.mu.Unlock()
+	return a
+}
+
+func (c *passageCache) put(text string, d *doc) {
+	if len(c.cur) >= c.half {
+		c.prev, c.cur = c.cur, make(map[string]*doc, c.half)
+	}
+	c.cur[text] = d
 }
 
 // claimOnly sets the features that need no evidence.

@@ -125,3 +125,21 @@ func BenchmarkVerify(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(pairs)*b.N)/b.Elapsed().Seconds(), "pairs/s")
 }
+
+// The passage cache changes nothing but speed: verdicts with it equal
+// verdicts without it, also when it is small enough to turn over.
+func TestPassageCacheKeepsVerdicts(t *testing.T) {
+	pairs := adjudicatetest.Pairs()
+	for _, size := range []int{2, 1000} {
+		cache := newPassageCache(size)
+		for round := 0; round < 3; round++ {
+			for _, p := range pairs {
+				want, wantBest := Features(p, nil)
+				got, gotBest := features(p, nil, cache)
+				require.Equal(t, want, got, "cache %d, round %d, claim %s", size, round, p.ClaimID)
+				require.Equal(t, wantBest, gotBest)
+			}
+		}
+		assert.LessOrEqual(t, len(cache.cur), max(1, size/2))
+	}
+}

@@ -103,7 +103,12 @@ type Verifier struct {
 	w       *Weights
 	stats   Stats
 	version string
+	cache   *passageCache
 }
+
+// passageCacheSize bounds the analysed passages a verifier keeps (a few KB
+// each).
+const passageCacheSize = 20000
 
 // New makes a verifier from a weights file ("" for the embedded default).
 func New(weightsPath string, stats adjudicate.CorpusStats) (*Verifier, error) {
@@ -119,7 +124,7 @@ func New(weightsPath string, stats adjudicate.CorpusStats) (*Verifier, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(b)
-	return &Verifier{w: w, stats: stats, version: "lexical/" + hex.EncodeToString(sum[:6])}, nil
+	return &Verifier{w: w, stats: stats, version: "lexical/" + hex.EncodeToString(sum[:6]), cache: newPassageCache(passageCacheSize)}, nil
 }
 
 // Backend describes the lexical verifier for the registry; it owns --weights.
@@ -148,7 +153,7 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		x, best := Features(p, v.stats)
+		x, best := features(p, v.stats, v.cache)
 		out[i] = adjudicate.Verdict{Logits: v.w.Logits(x), Passage: best, Rationale: rationale(p, x, best)}
 	}
 	if err := ctx.Err(); err != nil {

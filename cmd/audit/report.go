@@ -32,6 +32,7 @@ type reportCmd struct {
 	out, failOn   string
 	seed          uint64
 	folds, minCal int
+	sourceSlices  int
 	asJSON, force bool
 }
 
@@ -51,6 +52,7 @@ func newReportCmd(e *env) *cobra.Command {
 	f.Uint64Var(&c.seed, "seed", 1, "bootstrap and cross-fitting seed (the run's --seed reproduces its intervals and folds)")
 	f.IntVar(&c.folds, "folds", metrics.DefaultFolds, "cross-fitting folds (as the run)")
 	f.IntVar(&c.minCal, "min-calibration", metrics.DefaultMinCalibration, "fewest labelled claims a temperature is fitted on (as the run)")
+	f.IntVar(&c.sourceSlices, "source-slices", metrics.DefaultMaxSourceSlices, sourceSlicesHelp)
 	f.BoolVar(&c.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&c.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	return cmd
@@ -87,7 +89,7 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	}
 	cf := metrics.CrossFit(sh.Outcomes, metrics.CrossFitOptions{K: c.folds, Seed: c.seed, Min: c.minCal})
 	t, err := audit.ComputeReports(cmd.Context(), reports.Input{RunID: sh.RunID, ToolVersion: version(), Outcomes: sh.Outcomes,
-		Temperatures: sh.Temperatures, CrossFit: cf, Seed: c.seed,
+		Temperatures: sh.Temperatures, CrossFit: cf, Seed: c.seed, MaxSourceSlices: c.sourceSlices,
 		Manifest: reports.Manifest{Records: files, MadeBy: "audit report", Counts: reports.ManifestCount{Claims: len(sh.Outcomes)}}})
 	if err != nil {
 		return err
@@ -111,3 +113,8 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	}
 	return gateError(t.Summary.Gates)
 }
+
+// sourceSlicesHelp is shared by run and report, which must agree for a
+// report to reproduce a run's files.
+var sourceSlicesHelp = fmt.Sprintf("sources with a slice of their own in the reports: the N with most claims, the rest pooled as %q; -1 for every source (slices under %d claims get no intervals)",
+	metrics.OtherSources, metrics.MinBootstrapClaims)
