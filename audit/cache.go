@@ -243,6 +243,42 @@ func (cv *cachedVerifier) PreferredBatchSize() int {
 
 func (cv *cachedVerifier) Version() string { return cv.version }
 
+// lookup reads the cached verdicts of keys; a value that fails its
+// checksum, or a read that panicked part way, counts as a miss.
+func (cv *cachedVerifier) lookup(keys [][]byte) ([]adjudicate.Verdict, []bool, error) {
+	out := make([]adjudicate.Verdict, len(keys))
+	hit := make([]bool, len(keys))
+	bad := 0
+	ok, err := cv.cache.do(false, func(tx *bolt.Tx) error {
+		b := tx.Bucket(verdictBucket)
+		if b == nil {
+			return errors.New("no verdict bucket")
+		}
+		for i, k := range keys {
+			raw := b.Get(k)
+			if raw == nil {
+				continue
+			}
+			if out[i], hit[i] = decodeValue(k, raw); !hit[i] {
+				bad++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read verdict cache %s: %w", cv.cache.path, err)
+	}
+	if !ok {
+		return make([]adjudicate.Verdict, len(keys)), make([]bool, len(keys)), nil // trust nothing read
+	}
+	if bad > 0 {
+		cv.cache.mu.Lock()
+		cv.cache.bad += bad
+		cv.cache.mu.Unlock()
+	}
+	return out, hit, nil
+}
+
 // Close closes the cache file and what the inner verifier holds.
 func (cv *cachedVerifier) Close() error {
 	closeIfCloser(cv.inner)
@@ -250,40 +286,13 @@ func (cv *cachedVerifier) Close() error {
 }
 
 func (cv *cachedVerifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
-	out := make([]adjudicate.Verdict, len(batch))
 	keys := make([][]byte, len(batch))
 	for i, p := range batch {
 		keys[i] = cacheKey(cv.version, p)
 	}
-	hit := make([]bool, len(batch))
-	bad := 0
-	ok, err := cv.cache.do(false, func(tx *bolt.Tx) error {
-		b := tx.Bucket(verdictBucket)
-		if b == nil {
-			return errors.New("no verdict bucket")
-		}
-		for i := range batch {
-			raw := b.Get(keys[i])
-			if raw == nil {
-				continue
-			}
-			if out[i], hit[i] = decodeValue(keys[i], raw); !hit[i] {
-				bad++
-			}
-		}
-		return nil
-	})
+	out, hit, err := cv.lookup(keys)
 	if err != nil {
-		return nil, fmt.Errorf("read verdict cache %s: %w", cv.cache.path, err)
-	}
-	if !ok {
-		hit = make([]bool, len(batch)) // a panic part way: trust nothing read
-		bad = 0
-	}
-	if bad > 0 {
-		cv.cache.mu.Lock()
-		cv.cache.bad += bad
-		cv.cache.mu.Unlock()
+		return nil, err
 	}
 	var missIdx []int
 	for i := range batch {

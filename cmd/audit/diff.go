@@ -53,19 +53,7 @@ failed gate, e.g.
 			if stage != reports.StageCalibrated && stage != reports.StageRaw {
 				return usageErrorf("--stage %q is not raw or calibrated", stage)
 			}
-			var runs [2]*reports.Run
-			for i, p := range args {
-				if err := checkRunReadable(p); err != nil {
-					return err
-				}
-				if runs[i], err = reports.LoadRun(p); err != nil {
-					return &exitError{code: exitInput, err: fmt.Errorf("read run %s: %w", p, err)}
-				}
-			}
-			c, err := reports.Compare(runs[0], runs[1], reports.CompareOptions{Stage: stage, Seed: seed})
-			if errors.Is(err, reports.ErrNoSharedClaims) {
-				return &exitError{code: exitInput, err: err}
-			}
+			c, err := compareRuns(args[0], args[1], reports.CompareOptions{Stage: stage, Seed: seed})
 			if err != nil {
 				return err
 			}
@@ -199,4 +187,23 @@ func checkRunReadable(p string) error {
 		p = filepath.Dir(p)
 	}
 	return checkReadable(p)
+}
+
+// compareRuns loads two runs (folders or records files) and pairs them.
+func compareRuns(a, b string, opts reports.CompareOptions) (*reports.Comparison, error) {
+	var runs [2]*reports.Run
+	for i, p := range []string{a, b} {
+		if err := checkRunReadable(p); err != nil {
+			return nil, err
+		}
+		var err error
+		if runs[i], err = reports.LoadRun(p); err != nil {
+			return nil, &exitError{code: exitInput, err: fmt.Errorf("read run %s: %w", p, err)}
+		}
+	}
+	c, err := reports.Compare(runs[0], runs[1], opts)
+	if errors.Is(err, reports.ErrNoSharedClaims) {
+		return nil, &exitError{code: exitInput, err: err}
+	}
+	return c, err
 }
