@@ -239,6 +239,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		return nil, err
 	}
 	var outs []metrics.Outcome
+	picker := reports.NewErrorPicker(reports.ReportErrors)
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -250,12 +251,15 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		out := d.outcome(v)
 		outs = append(outs, out)
 		res.Records++
-		return w.Write(o.record(v, d, out, res.RunID))
+		rec := o.record(v, d, out, res.RunID)
+		picker.Add(rec)
+		return w.Write(rec)
 	})
 	if err != nil {
 		w.Abort()
 		return nil, err
 	}
+	res.errors = picker.Records()
 	return outs, w.Close()
 }
 
@@ -263,7 +267,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 // writes them, with the manifest.
 func (o *Options) writeReports(in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*reports.Tables, error) {
 	t, err := reports.Compute(reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, Manifest: o.manifest(in, ix, v, res)})
+		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, v, res)})
 	if err != nil {
 		return nil, err
 	}

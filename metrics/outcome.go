@@ -46,6 +46,8 @@ type Outcome struct {
 	Source     string
 	Importance string
 	LatencyMS  float64 // < 0 when not measured
+	// Meta is the claim's user metadata, sliced on by SlicesBy.
+	Meta map[string]string
 }
 
 // ErrNaN is returned for outcomes whose logits or latency are NaN or Inf.

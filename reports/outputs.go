@@ -77,6 +77,15 @@ type Input struct {
 	CrossFit  metrics.CrossFitResult
 	Seed      uint64 // bootstrap
 	Resamples int    // bootstrap; default 1000
+	// SliceBy names claim metadata keys to slice on besides type, source
+	// and importance ("topic" for --slice-by meta.topic).
+	SliceBy []string
+	// PlotFormats are the formats every plot is written in; nil means
+	// DefaultPlotFormats.
+	PlotFormats []string
+	// Errors are the misclassified records report.html shows, as picked
+	// by an ErrorPicker; nil shows none.
+	Errors []Record
 	// Manifest is written as manifest.json (inputs, settings, timings);
 	// Write fills its ids, versions and time.
 	Manifest Manifest
@@ -205,7 +214,7 @@ func Compute(in Input) (*Tables, error) {
 		temp float64 // the temperature metric's value
 	}{{StageRaw, in.Outcomes, 1}, {StageCalibrated, scaled, temp}}
 	var overall metrics.Evaluation
-	for _, sl := range metrics.Slices(in.Outcomes) {
+	for _, sl := range metrics.SlicesBy(in.Outcomes, in.SliceBy) {
 		for _, st := range stages {
 			e, err := metrics.Evaluate(sl.Pick(st.outs), 1, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed})
 			if err != nil {
@@ -302,6 +311,8 @@ func Compute(in Input) (*Tables, error) {
 	t.scaled = scaled
 	t.temperature = temp
 	t.manifest = in.Manifest
+	t.plotFormats = in.PlotFormats
+	t.errors = in.Errors
 	t.meta = Meta{RunID: in.RunID, ToolVersion: in.ToolVersion}
 	return t, nil
 }
@@ -368,11 +379,15 @@ type Tables struct {
 	temperature float64
 	manifest    Manifest
 	meta        Meta
+	plotFormats []string
+	errors      []Record
 }
 
-// Files written by Write (records.parquet is written by the pipeline).
+// Files written by Write with the default plot formats (records.parquet
+// is written by the pipeline).
 var Files = []string{"metrics.parquet", "confusion.parquet", "calibration.parquet", "risk_coverage.parquet",
-	"reliability.png", "confidence.png", "risk_coverage.png", "confusion.png", "summary.json", "manifest.json"}
+	"reliability.png", "confidence.png", "risk_coverage.png", "confusion.png",
+	"reliability.svg", "confidence.svg", "risk_coverage.svg", "confusion.svg", "report.html", "summary.json", "manifest.json"}
 
 // Write writes every report file into dir, each atomically.
 func (t *Tables) Write(dir string) error {
@@ -388,7 +403,16 @@ func (t *Tables) Write(dir string) error {
 	if err := writeRows(filepath.Join(dir, "risk_coverage.parquet"), t.meta, t.RiskCoverage); err != nil {
 		return err
 	}
-	if err := t.plots(dir); err != nil {
+	figs, err := t.figures()
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		if err := f.save(dir, t.formats()); err != nil {
+			return err
+		}
+	}
+	if err := t.writeHTML(dir, figs); err != nil {
 		return err
 	}
 	if err := writeJSON(filepath.Join(dir, "summary.json"), t.Summary); err != nil {

@@ -13,6 +13,7 @@ import (
 
 func newCalibrateCmd(e *env) *cobra.Command {
 	var records, out string
+	var of outputFlags
 	var sweep, asJSON bool
 	var threshold float64
 	var opts metrics.CrossFitOptions
@@ -27,13 +28,17 @@ and calibration is measured before and after on the answered, labelled claims â€
 run' reports when it applied the cross-fit. It also fits T on every labelled claim (the one
 to reuse with 'audit run --calibrate fixed --temperature T'). Below --min-calibration
 labelled claims it fits nothing and says so; a fit that lands on the bounds [0.05, 20] is
-flagged. It writes calibration_fit.json; with --sweep also temperature_sweep.parquet/.png
-(ECE and NLL over a grid of temperatures) and threshold_sweep.parquet/.png (coverage,
+flagged. It writes calibration_fit.json; with --sweep also temperature_sweep.parquet and its plot
+(ECE and NLL over a grid of temperatures) and threshold_sweep.parquet and its plot (coverage,
 selective risk and false-accept rates over abstain thresholds, calibrated stage
 cross-fitted).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := requireFlags(cmd, "records", "out"); err != nil {
+				return err
+			}
+			formats, _, err := of.parse()
+			if err != nil {
 				return err
 			}
 			rs, err := reports.ReadParquet[reports.Record](records)
@@ -75,7 +80,7 @@ cross-fitted).`,
 				return err
 			}
 			if sweep {
-				if err := reports.WriteSweeps(out, reports.Meta{RunID: runID, ToolVersion: version()}, outs, cf.PerOutcome, cf.Full); err != nil {
+				if err := reports.WriteSweeps(out, reports.Meta{RunID: runID, ToolVersion: version()}, outs, cf.PerOutcome, cf.Full, formats); err != nil {
 					return err
 				}
 			}
@@ -108,12 +113,13 @@ cross-fitted).`,
 	f := cmd.Flags()
 	f.StringVar(&records, "records", "", "records.parquet of a run (required)")
 	f.StringVar(&out, "out", "", "output folder (required)")
-	f.BoolVar(&sweep, "sweep", false, "also write temperature and abstain-threshold sweeps (Parquet and PNG)")
+	f.BoolVar(&sweep, "sweep", false, "also write temperature and abstain-threshold sweeps (Parquet and plots)")
 	f.Float64Var(&threshold, "ece-threshold", 0.10, "report whether auto calibration would apply at this ECE")
 	f.IntVar(&opts.K, "folds", metrics.DefaultFolds, "cross-fitting folds")
 	f.Uint64Var(&opts.Seed, "seed", 1, "fold assignment seed (the run's --seed gives its folds)")
 	f.IntVar(&opts.Min, "min-calibration", metrics.DefaultMinCalibration, "fewest labelled claims with logits to fit a temperature on")
 	f.BoolVar(&asJSON, "json", false, "print the fit as JSON")
+	of.add(f, false)
 	return cmd
 }
 

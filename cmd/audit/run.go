@@ -52,6 +52,7 @@ type runCmd struct {
 	failOn   string
 	asJSON   bool
 	tempFrom string
+	out      outputFlags
 	backends *backendFlags
 	bErr     error // a backend's options could not be bound
 }
@@ -94,6 +95,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
+	r.out.add(f, true)
 	// Each backend declares its own options; cmd/audit knows none of them.
 	r.backends, r.bErr = addBackendFlags(f, r.e.backends)
 	if r.bErr == nil {
@@ -143,7 +145,8 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		return usageErrorf("--fail-on: %v", err)
 	}
 	o.Gates = gates
-	return nil
+	o.PlotFormats, o.SliceBy, err = r.out.parse()
+	return err
 }
 
 func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
