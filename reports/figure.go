@@ -225,7 +225,7 @@ func niceCeil(x float64) float64 {
 	if !(x > 0) {
 		return 1
 	}
-	s := niceStep(x / 5)
+	s := niceStep(x / 10)
 	return math.Ceil(x/s-1e-9) * s
 }
 

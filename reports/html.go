@@ -36,6 +36,7 @@ type htmlReport struct {
 	Figures     []htmlFigure
 	Slices      []htmlSlice
 	Worst       *htmlSlice
+	SmallSlices int // slices left out of the table: too few claims
 	Errors      []htmlError
 	ErrorsShown int
 }
@@ -56,6 +57,7 @@ type htmlConfCell struct {
 	Count int
 	Share string
 	Alpha string // background opacity, by row share
+	Dark  bool   // white text
 }
 
 type htmlFigure struct {
@@ -127,7 +129,7 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 			c := htmlConfCell{Count: s.Confusion[gold][pred], Share: "—", Alpha: "0"}
 			if total > 0 {
 				f := float64(c.Count) / float64(total)
-				c.Share, c.Alpha = fmt.Sprintf("%.1f%%", 100*f), fmt.Sprintf("%.2f", 0.85*f)
+				c.Share, c.Alpha, c.Dark = fmt.Sprintf("%.1f%%", 100*f), fmt.Sprintf("%.2f", 0.85*f), f > 0.55
 			}
 			row.Cells[p] = c
 		}
@@ -143,7 +145,7 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 		r.Figures = append(r.Figures, htmlFigure{Title: titles[f.name],
 			Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))})
 	}
-	r.Slices, r.Worst = t.htmlSlices()
+	r.Slices, r.Worst, r.SmallSlices = t.htmlSlices()
 	for i, rec := range t.errors {
 		r.Errors = append(r.Errors, htmlErrorOf(i+1, rec))
 	}
@@ -154,10 +156,11 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// htmlSlices are the slice table's rows (calibrated stage) and the slice
-// with the highest ECE among those with at least minSliceClaims answered,
-// labelled claims.
-func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice) {
+// htmlSlices are the slice table's rows (calibrated stage): "all" and the
+// slices with at least minSliceClaims answered, labelled claims; the one
+// of those with the highest ECE; and how many smaller slices were left
+// out (metrics.parquet has them all).
+func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice, int) {
 	vals := map[string]map[string]*float64{}
 	var names []string
 	for _, m := range t.Metrics {
@@ -176,6 +179,7 @@ func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice) {
 	}
 	var rows []htmlSlice
 	var worst *htmlSlice
+	small := 0
 	for _, name := range names {
 		v := vals[name]
 		n := "—"
@@ -189,13 +193,17 @@ func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice) {
 			row.ece = *v["ece_10"]
 		}
 		row.answered = float64(labelled[name])
-		rows = append(rows, row)
+		if name == "all" || row.answered >= minSliceClaims {
+			rows = append(rows, row)
+		} else {
+			small++
+		}
 		if name != "all" && !math.IsNaN(row.ece) && row.answered >= minSliceClaims && (worst == nil || row.ece > worst.ece) {
 			w := row
 			worst = &w
 		}
 	}
-	return rows, worst
+	return rows, worst, small
 }
 
 func htmlErrorOf(rank int, r Record) htmlError {
