@@ -8,9 +8,9 @@ import (
 	"github.com/claimaudit/claimaudit/metrics"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/text"
 )
 
 // figures builds the four plots of a report, in the order the HTML report

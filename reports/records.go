@@ -94,12 +94,12 @@ type Record struct {
 	// abstention for no evidence, an error, a verifier that names none).
 	EvidenceUsed *EvidenceUsed `parquet:"evidence_used,optional"`
 	// Meta is the claim's user metadata (claims file "meta").
-	Meta map[string]string `parquet:"meta"`
-	Rationale      string     `parquet:"rationale"`
-	Error          *string    `parquet:"error,optional"`
-	LatencyMS      float64    `parquet:"latency_ms"`
-	Verifier       string     `parquet:"verifier,dict"`
-	RunID          string     `parquet:"run_id,dict"`
+	Meta      map[string]string `parquet:"meta"`
+	Rationale string            `parquet:"rationale"`
+	Error     *string           `parquet:"error,optional"`
+	LatencyMS float64           `parquet:"latency_ms"`
+	Verifier  string            `parquet:"verifier,dict"`
+	RunID     string            `parquet:"run_id,dict"`
 }
 
 // RowGroupRows bounds a row group, so readers stream large files.
@@ -244,7 +244,10 @@ func ReadParquet[T any](path string) ([]T, error) {
 // too, so a report recomputed from records.parquet equals the run's.
 func OutcomeOf(r Record) metrics.Outcome {
 	o := metrics.Outcome{ID: r.ClaimID, Gold: metrics.Unknown, Abstained: r.Abstained, Type: r.ClaimType, Source: r.SourceID,
-		Importance: r.Importance, LatencyMS: r.LatencyMS, Meta: r.Meta}
+		Importance: r.Importance, LatencyMS: r.LatencyMS}
+	if len(r.Meta) > 0 {
+		o.Meta = r.Meta
+	}
 	if r.GoldLabel != nil {
 		o.Gold = classNamed(*r.GoldLabel)
 	}
