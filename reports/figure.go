@@ -81,6 +81,20 @@ type figure struct {
 	weights []float64
 	w, h    vg.Length
 	legend  []string
+	// below, when set, holds the legend entries, drawn in a strip under
+	// the panels instead of over the data (for plots whose curves can be
+	// anywhere).
+	below       bool
+	belowThumbs [][]plot.Thumbnailer
+}
+
+// newLegend is a legend with the slide's type size.
+func newLegend() plot.Legend {
+	l := plot.NewLegend()
+	l.TextStyle.Font.Size = vg.Points(legendPt)
+	l.ThumbnailWidth = vg.Points(28)
+	l.Top, l.Left = true, true
+	return l
 }
 
 func newFigure(name string, h vg.Length, panels ...*plot.Plot) *figure {
@@ -112,7 +126,11 @@ func newPanel(title, x, y string) *plot.Plot {
 
 // addLegend adds a legend entry to a panel and records its name.
 func (f *figure) addLegend(p *plot.Plot, name string, thumbs ...plot.Thumbnailer) {
-	p.Legend.Add(name, thumbs...)
+	if f.below {
+		f.belowThumbs = append(f.belowThumbs, thumbs)
+	} else {
+		p.Legend.Add(name, thumbs...)
+	}
 	f.legend = append(f.legend, name)
 }
 
@@ -121,6 +139,14 @@ func (f *figure) draw(c draw.Canvas) {
 	total := 0.0
 	for _, w := range f.weights {
 		total += w
+	}
+	var strip draw.Canvas
+	if f.below {
+		// Two columns of entries, each line 1.3 times the type size.
+		rows := (len(f.legend) + 1) / 2
+		h := vg.Length(rows)*vg.Points(legendPt*1.3) + vg.Points(10)
+		strip = draw.Crop(c, 0, 0, 0, -(c.Max.Y - c.Min.Y - h))
+		c = draw.Crop(c, 0, 0, h, 0)
 	}
 	height := c.Max.Y - c.Min.Y
 	cs := make([]draw.Canvas, len(f.panels))
@@ -142,6 +168,23 @@ func (f *figure) draw(c draw.Canvas) {
 		d := p.DataCanvas(cs[i])
 		cs[i] = draw.Crop(cs[i], left-(d.Min.X-cs[i].Min.X), -(right - (cs[i].Max.X - d.Max.X)), 0, 0)
 		p.Draw(cs[i])
+	}
+	if f.below {
+		// Two columns under the data area, the first entries on the left.
+		d := f.panels[len(f.panels)-1].DataCanvas(cs[len(cs)-1])
+		half := (d.Max.X - d.Min.X) / 2
+		n := (len(f.legend) + 1) / 2
+		for col, idx := range [][2]int{{0, n}, {n, len(f.legend)}} {
+			if idx[0] == idx[1] {
+				continue
+			}
+			l := newLegend()
+			for i := idx[0]; i < idx[1]; i++ {
+				l.Add(f.legend[i], f.belowThumbs[i]...)
+			}
+			x0 := d.Min.X + vg.Length(col)*half
+			l.Draw(draw.Crop(strip, x0-strip.Min.X, -(strip.Max.X - x0 - half), 0, 0))
+		}
 	}
 }
 
@@ -231,10 +274,11 @@ func niceCeil(x float64) float64 {
 
 // logTicks labels a log axis at 1, 2 and 5 times each power of ten, in
 // plain decimals ("0.2", "1", "5", "20"), with unlabelled minor ticks
-// between.
+// between; over more than two decades only the powers of ten.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	wide := hi/lo > 200
 	var ts []plot.Tick
 	for e := math.Floor(math.Log10(lo)) - 1; e <= math.Ceil(math.Log10(hi)); e++ {
 		p := math.Pow(10, e)
@@ -244,7 +288,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			t := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
+			if m == 1 || !wide && (m == 2 || m == 5) {
 				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
 			}
 			ts = append(ts, t)

@@ -81,6 +81,7 @@ func TestFiguresLayout(t *testing.T) {
 		assert.NotContains(t, tk.Label, ".", "counts are labelled as integers")
 	}
 	assert.Equal(t, []string{"supported", "unsupported", "insufficient"}, conf.legend)
+	assert.Equal(t, 0.3, conf.panels[0].X.Min, "no empty axis below 1/3")
 
 	cm := figureNamed(t, figs, "confusion")
 	assert.Contains(t, cm.panels[0].Title.Text, "answered, labelled claims")
@@ -117,6 +118,7 @@ func TestTicks(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, []string{"0.2", "0.5", "1", "2", "5", "10", "20"}, labels(logTicks{}.Ticks(0.2, 20)), "log ticks in plain decimals")
+	assert.Equal(t, []string{"1", "10", "100", "1000"}, labels(logTicks{}.Ticks(1, 2000)), "a wide log axis labels powers of ten only")
 	assert.Equal(t, []string{"0", "1", "2", "3"}, labels(countTicks{}.Ticks(0, 3)), "a small count axis has whole steps")
 	assert.Equal(t, []string{"0", "200", "400", "600", "800", "1000"}, labels(countTicks{}.Ticks(0, 1000)))
 	assert.InDelta(t, 0.45, niceCeil(0.41), 1e-12)
@@ -136,12 +138,14 @@ func TestSweepFigures(t *testing.T) {
 	one := 0.5
 	rows := []ThresholdSweepRow{
 		{Stage: StageCalibrated, Threshold: 0.5, Coverage: &one, SelectiveRisk: &one, Tier1FAConditional: &one, AnsweredLabelled: 40},
+		{Stage: StageCalibrated, Threshold: 0.6, Coverage: &one, SelectiveRisk: &one, Tier1FAConditional: &one, AnsweredLabelled: 3},
 		{Stage: StageCalibrated, Threshold: 0.9, AnsweredLabelled: 0}, // nothing answered: undefined
 	}
 	hf, err := thresholdSweepFigure(rows)
 	require.NoError(t, err)
 	require.Len(t, hf.panels, 4, "coverage, risk, tier-1 FA and the claim counts each on its own axis")
-	assert.Equal(t, "answered, labelled", hf.panels[3].Y.Label.Text)
+	assert.Equal(t, "claims (log)", hf.panels[3].Y.Label.Text)
+	assert.True(t, legendHas(hf, "under 30 claims"), "points on few claims are marked: %v", hf.legend)
 
 	dir := t.TempDir()
 	cf := metrics.CrossFit(outs, metrics.CrossFitOptions{Seed: 1})

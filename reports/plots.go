@@ -165,6 +165,8 @@ func oracleRisk(n, e int) plotter.XYs {
 func (t *Tables) riskCoverageFigure() (*figure, error) {
 	p := newPanel("", "coverage (share of answered, labelled claims accepted, most confident first)", "risk (error rate among accepted)")
 	f := newFigure("risk_coverage", slideH, p)
+	// The curves can be anywhere: the legend goes under the plot.
+	f.below = true
 	p.X.Min, p.X.Max, p.Y.Min = 0, 1, 0
 	maxRisk := 0.0
 	title := "Risk–coverage"
@@ -222,8 +224,8 @@ func (t *Tables) riskCoverageFigure() (*figure, error) {
 		maxRisk = math.Max(maxRisk, rate)
 	}
 	p.Title.Text = title
-	// Room above the curves for the legend, never past 1.
-	p.Y.Max = math.Min(1, niceCeil(math.Max(maxRisk, 0.01)*1.45))
+	// Just above the curves, never past 1.
+	p.Y.Max = math.Min(1, niceCeil(math.Max(maxRisk, 0.01)*1.1))
 	return f, nil
 }
 
@@ -350,6 +352,9 @@ func (t *Tables) confidenceFigure() (*figure, error) {
 	for k := 0; k < 3; k++ {
 		var pts plotter.XYs
 		for b, c := range counts[k] {
+			if b < 3 {
+				continue // below 1/3: impossible
+			}
 			pts = append(pts, plotter.XY{X: float64(b)/10 + 0.05 + float64(k-1)*0.028, Y: float64(c)})
 			maxCount = max(maxCount, c)
 		}
@@ -360,8 +365,10 @@ func (t *Tables) confidenceFigure() (*figure, error) {
 		p.Add(bs)
 		f.addLegend(p, metrics.ClassNames[k], bs)
 	}
-	// Headroom so the tallest bar stays clear of the legend and title.
+	// Headroom so the tallest bar stays clear of the legend and title; the
+	// x range is set after the bars, which would widen it.
 	p.Y.Max = niceCeil(math.Max(1, float64(maxCount)) * 1.3)
+	p.X.Min, p.X.Max = 0.3, 1
 	return f, nil
 }
 

@@ -10,7 +10,12 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
+
+// thinPoint: a sweep point resting on fewer answered, labelled claims is
+// marked as such.
+const thinPoint = 30
 
 // TemperatureSweepRow is one row of temperature_sweep.parquet.
 type TemperatureSweepRow struct {
@@ -141,14 +146,15 @@ func thresholdSweepFigure(rows []ThresholdSweepRow) (*figure, error) {
 		name string
 		col  color.Color
 		val  func(ThresholdSweepRow) *float64
-	}{{"coverage", colClass[0], func(r ThresholdSweepRow) *float64 { return r.Coverage }},
-		{"selective risk", colRaw, func(r ThresholdSweepRow) *float64 { return r.SelectiveRisk }},
-		{"tier-1 false accepts (of answered)", colCal, func(r ThresholdSweepRow) *float64 { return r.Tier1FAConditional }}}
+		rate bool // a share of the answered claims, noisy when they are few
+	}{{"coverage", colClass[0], func(r ThresholdSweepRow) *float64 { return r.Coverage }, false},
+		{"selective risk", colRaw, func(r ThresholdSweepRow) *float64 { return r.SelectiveRisk }, true},
+		{"tier-1 FA rate", colCal, func(r ThresholdSweepRow) *float64 { return r.Tier1FAConditional }, true}}
 	for i, q := range qs {
 		panels = append(panels, newPanel(map[bool]string{true: title}[i == 0], "", q.name))
 	}
-	counts := newPanel("", "abstain below calibrated confidence", "answered, labelled")
-	counts.Y.Tick.Marker = countTicks{}
+	counts := newPanel("", "abstain below calibrated confidence", "claims (log)")
+	counts.Y.Scale, counts.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	panels = append(panels, counts)
 	f := newFigure("threshold_sweep", 9*vg.Inch, panels...)
 	lo, hi := 1.0, 0.0
@@ -157,8 +163,15 @@ func thresholdSweepFigure(rows []ThresholdSweepRow) (*figure, error) {
 			lo, hi = math.Min(lo, r.Threshold), math.Max(hi, r.Threshold)
 		}
 	}
+	var ticks []plot.Tick
+	for _, t := range tenthTicks() {
+		if t.Value >= lo-1e-9 && t.Value <= hi+1e-9 {
+			ticks = append(ticks, t)
+		}
+	}
 	for _, p := range panels {
 		p.X.Min, p.X.Max = lo, hi
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.Legend.Left = false
 	}
 	for i, q := range qs {
@@ -181,16 +194,35 @@ func thresholdSweepFigure(rows []ThresholdSweepRow) (*figure, error) {
 		}
 		l.Color, l.Width = q.col, vg.Points(2)
 		p.Add(l)
+		// Points resting on few claims are ringed, so a jump there reads
+		// as noise.
+		var thin plotter.XYs
+		for _, r := range rows {
+			if y := q.val(r); q.rate && r.Stage == StageCalibrated && r.Threshold > 0 && y != nil && r.AnsweredLabelled < thinPoint {
+				thin = append(thin, plotter.XY{X: r.Threshold, Y: *y})
+			}
+		}
+		if len(thin) > 0 {
+			sc, err := plotter.NewScatter(thin)
+			if err != nil {
+				return nil, err
+			}
+			sc.Color, sc.Shape, sc.Radius = colGrey, draw.CircleGlyph{}, vg.Points(3.5)
+			p.Add(sc)
+			f.addLegend(p, fmt.Sprintf("under %d claims", thinPoint), sc)
+		}
 	}
+	// Answered, labelled claims behind each point, on a log axis so that
+	// 5 and 50 differ visibly; thresholds that keep none are left out.
 	var pts plotter.XYs
-	top := 0.0
+	top := 1.0
 	for _, r := range rows {
-		if r.Stage == StageCalibrated && r.Threshold > 0 {
+		if r.Stage == StageCalibrated && r.Threshold > 0 && r.AnsweredLabelled > 0 {
 			pts = append(pts, plotter.XY{X: r.Threshold, Y: float64(r.AnsweredLabelled)})
 			top = math.Max(top, float64(r.AnsweredLabelled))
 		}
 	}
-	counts.Y.Min, counts.Y.Max = 0, niceCeil(math.Max(top, 1)*1.1)
+	counts.Y.Min, counts.Y.Max = 1, math.Pow(10, math.Ceil(math.Log10(top*1.2)))
 	if len(pts) > 0 {
 		l, err := plotter.NewLine(pts)
 		if err != nil {
