@@ -177,7 +177,13 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	o.Stage = newStages(r.e)
 	res, err := audit.Run(cmd.Context(), o)
 	if errors.Is(err, context.Canceled) {
+		if isTerminal(r.e.stderr) {
+			// The bar's line does not end until it finishes: start afresh.
+			fmt.Fprintln(r.e.stderr)
+		}
 		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o))
+		// The message says it all; no "context canceled" after it.
+		return &exitError{code: exitInterrupted, err: err, quiet: true}
 	}
 	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 		return err
@@ -228,8 +234,13 @@ func temperatureFrom(dir string) (float64, error) {
 func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
 	args := []string{"audit", "run"}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name != "resume" {
-			args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+		switch v := f.Value.(type) {
+		case pflag.SliceValue: // --slice-by a,b: not pflag's "[a,b]"
+			args = append(args, "--"+f.Name, shellQuote(strings.Join(v.GetSlice(), ",")))
+		default:
+			if f.Name != "resume" {
+				args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+			}
 		}
 	})
 	args = append(args, "--resume")
