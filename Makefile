@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -231,6 +231,42 @@ weights-check: build
 	rm -rf $(GENERATED_SET) && $(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train $(TRAIN_SETS) --out $(LEXICAL)/weights.json && \
 	cmp $(LEXICAL)/weights.json adjudicate/lexical/weights.json && echo "weights-check: identical to the committed weights"
+## report-shot: open report.html in a real browser, headless Chromium (Debian's
+## chromium package, installed here when apt-get can), and save full-page
+## screenshots of the demo's report and of a report on claims that carry HTML and
+## <script> (reports/testdata/hostile): the target fails when a script ran or a
+## tag from the claims reached the page. Not part of make test.
+SHOT_DIR    ?= .cache/report-shot
+SHOT_HEIGHT ?= 7600
+CHROMIUM    ?= chromium
+CHROMIUM_FLAGS := --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run \
+  --disable-component-update --disable-sync --hide-scrollbars --window-size=1400,$(SHOT_HEIGHT)
+report-shot: demo
+	@if ! command -v $(CHROMIUM) > /dev/null; then \
+	  if command -v apt-get > /dev/null && [ "$$(id -u)" = 0 ]; then apt-get install -y -q chromium > /dev/null; \
+	  elif command -v apt-get > /dev/null && command -v sudo > /dev/null; then sudo apt-get install -y -q chromium > /dev/null; \
+	  else echo "report-shot: chromium is not installed and apt-get is not available to install it"; exit 1; fi; fi
+	rm -rf $(SHOT_DIR) && mkdir -p $(SHOT_DIR)
+	$(BIN)/audit run --log-level warn --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl \
+	  --claims reports/testdata/hostile/claims.jsonl --gold reports/testdata/hostile/gold.jsonl \
+	  --slice-by meta.topic --out $(SHOT_DIR)/hostile > /dev/null
+	@for r in demo=$(DEMO_OUT) hostile=$(SHOT_DIR)/hostile; do \
+	  name=$${r%%=*}; page="file://$$(realpath $${r#*=})/report.html"; prof=$$(mktemp -d); \
+	  $(CHROMIUM) $(CHROMIUM_FLAGS) --user-data-dir=$$prof --screenshot=$(CURDIR)/$(SHOT_DIR)/$$name.png "$$page" 2> /dev/null || exit 1; \
+	  $(CHROMIUM) $(CHROMIUM_FLAGS) --user-data-dir=$$prof --dump-dom "$$page" > $(SHOT_DIR)/$$name.dom.html 2> /dev/null || exit 1; \
+	  rm -rf $$prof; echo "report-shot: $(SHOT_DIR)/$$name.png"; done
+	@if grep -o '<title>[^<]*' $(SHOT_DIR)/hostile.dom.html | grep -q PWNED; then echo "report-shot: a script from the claims ran"; exit 1; fi
+	@if grep -qiE '<script|<img src=x|<b>bold' $(SHOT_DIR)/hostile.dom.html; then echo "report-shot: markup from the claims reached the page"; exit 1; fi
+	@grep -q '&lt;script&gt;document.title' $(SHOT_DIR)/hostile.dom.html || { echo "report-shot: the claim text is missing"; exit 1; }
+	@echo "report-shot: claim text with <script> rendered as text"
+
+## weights: rebuild the lexical verifier's embedded weights, byte for byte, from a
+## generated training split (seed 101; the demo uses 2026 and benchmarks 202)
+WEIGHTS_DATA := .cache/weights-data
+weights:
+	$(GO) run ./cmd/audit gen --out $(WEIGHTS_DATA) --claims 6000 --docs 2000 --seed 101
+	$(GO) run ./cmd/audit train --corpus $(WEIGHTS_DATA)/corpus.jsonl --spans $(WEIGHTS_DATA)/spans.jsonl \
+	  --claims $(WEIGHTS_DATA)/claims.jsonl --gold $(WEIGHTS_DATA)/gold.jsonl --out adjudicate/lexical/weights.json
 
 ## demo-data: regenerate the committed demo set (seed 2026; weights use other seeds)
 demo-data:

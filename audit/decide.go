@@ -94,7 +94,7 @@ func (o *Options) withNumeric(v verified, d decision, fc *factCache) decision {
 func (d decision) outcome(v verified) metrics.Outcome {
 	c := v.Claim
 	out := metrics.Outcome{ID: c.ID, Gold: metrics.Unknown, Abstained: d.reason != "", Type: c.Type, Source: c.SourceID,
-		Importance: c.Importance, LatencyMS: v.LatencyMS}
+		Importance: c.Importance, LatencyMS: v.LatencyMS, Meta: c.Meta}
 	if i := c.Label.Index(); i >= 0 {
 		out.Gold = metrics.Class(i)
 	}
@@ -116,16 +116,20 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	c := v.Claim
 	rec := reports.Record{ClaimID: c.ID, SourceID: c.SourceID, Text: c.Text, ClaimType: c.Type, Importance: c.Importance,
 		Temperature: d.t, Rationale: v.Verdict.Rationale, LatencyMS: v.LatencyMS, Verifier: o.VerifierName, RunID: runID,
-		Abstained: out.Abstained}
+		Abstained: out.Abstained, Meta: c.Meta}
 	if c.Label.Valid() {
 		rec.GoldLabel = ptr(c.Label.String())
 	}
 	for _, p := range v.Passages {
-		e := reports.Evidence{DocID: p.DocID, Start: int64(p.Start), End: int64(p.End), Score: p.Score}
+		e := reports.Evidence{DocID: p.DocID, Start: int64(p.Start), End: int64(p.End), Score: p.Score,
+			PassageID: p.ID, Snippet: reports.Snippet(p.Text)}
 		if p.SpanID != "" {
 			e.SpanID = ptr(p.SpanID)
 		}
 		rec.Evidence = append(rec.Evidence, e)
+	}
+	if i := v.Verdict.Passage; v.Err == "" && i >= 0 && i < len(v.Passages) {
+		rec.EvidenceUsed = &reports.EvidenceUsed{PassageID: v.Passages[i].ID, Rank: int32(i + 1)}
 	}
 	if v.Err != "" {
 		rec.Error = ptr(v.Err)

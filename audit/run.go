@@ -68,6 +68,8 @@ type Options struct {
 
 	ToolVersion string
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
+	SliceBy     []string       // claim metadata keys to slice on (--slice-by meta.KEY)
+	PlotFormats []string       // nil: reports.DefaultPlotFormats
 
 	Progress func(done, total int)
 	// Stage, when set, is told when each stage begins (done false) and
@@ -92,6 +94,8 @@ type Result struct {
 	Timings      reports.Timings
 	Tables       *reports.Tables
 	CacheHits    int // verdicts reused from the --resume cache
+
+	errors []reports.Record // the misclassified claims report.html shows
 }
 
 // ErrTooManyErrors fails a run whose adjudication errors exceed the bound;

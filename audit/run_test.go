@@ -195,6 +195,18 @@ func TestRecordColumns(t *testing.T) {
 		assert.InDelta(t, 1, *r.PSupported+*r.PUnsupported+*r.PInsufficient, 1e-9)
 		assert.NotEmpty(t, r.Evidence)
 		assert.NotEmpty(t, r.Rationale)
+		// The deciding passage is named by id and 1-based rank, and is the
+		// one the rationale cites.
+		require.NotNil(t, r.EvidenceUsed, r.ClaimID)
+		require.GreaterOrEqual(t, r.EvidenceUsed.Rank, int32(1))
+		require.LessOrEqual(t, int(r.EvidenceUsed.Rank), len(r.Evidence))
+		used := r.Evidence[r.EvidenceUsed.Rank-1]
+		assert.Equal(t, used.PassageID, r.EvidenceUsed.PassageID)
+		assert.Contains(t, r.Rationale, used.DocID)
+		for _, e := range r.Evidence {
+			assert.NotEmpty(t, e.Snippet)
+			assert.LessOrEqual(t, len([]rune(e.Snippet)), reports.SnippetRunes+1)
+		}
 		assert.Contains(t, []string{"CONTINUE", "BRANCH"}, r.Action)
 		assert.Contains(t, []string{"supported", "weak", "contradicted", "not_found"}, r.Verdict)
 		if r.ClaimType == "numeric" {

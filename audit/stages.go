@@ -266,6 +266,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 	}
 	var outs []metrics.Outcome
 	fc := newFactCache(20000)
+	picker := reports.NewErrorPicker(reports.ReportErrors)
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -277,12 +278,15 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		out := d.outcome(v)
 		outs = append(outs, out)
 		res.Records++
-		return w.Write(o.record(v, d, out, res.RunID))
+		rec := o.record(v, d, out, res.RunID)
+		picker.Add(rec)
+		return w.Write(rec)
 	})
 	if err != nil {
 		w.Abort()
 		return nil, err
 	}
+	res.errors = picker.Records()
 	return outs, w.Close()
 }
 
@@ -292,7 +296,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 // computation is abandoned and nothing is written.
 func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*reports.Tables, error) {
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, Manifest: o.manifest(in, ix, v, res)}
+		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, v, res)}
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err

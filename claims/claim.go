@@ -27,6 +27,9 @@ type Claim struct {
 	Importance    string        `json:"importance,omitempty"`
 	Cite          []string      `json:"cite,omitempty"`
 	Label         Label         `json:"label,omitempty"`
+	// Meta is user metadata: string values (numbers and booleans as their
+	// JSON text) that pass through to the records and can be slices.
+	Meta map[string]string `json:"meta,omitempty"`
 }
 
 // Qualifiers are keyed modifiers of a claim. Quantity is the number as

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,7 +26,7 @@ var (
 )
 
 var claimFields = []string{"id", "source_id", "text", "subject", "predicate", "object", "qualifiers", "timeframe",
-	"modality", "polarity", "normalization", "notes", "type", "importance", "cite", "label"}
+	"modality", "polarity", "normalization", "notes", "type", "importance", "cite", "label", "meta"}
 
 // Validator reads claim files and then gold files, collecting every defect.
 type Validator struct {
@@ -244,7 +245,52 @@ func parseClaim(rec jsonl.Record) (Claim, bool) {
 			c.Timeframe = &tf
 		}
 	}
+	c.Meta = meta(rec)
 	return c, rec.Clean()
+}
+
+// meta reads the optional "meta" object of user metadata: a flat object
+// whose string values pass through to the records. Numbers and booleans are
+// kept as their JSON text ("2020", "true") so they can still name a slice;
+// null members are dropped; nested objects and arrays are errors, since a
+// slice needs one flat value.
+func meta(rec jsonl.Record) map[string]string {
+	raw := rec.Raw("meta")
+	if raw == nil || jsonl.KindOf(raw) == "null" {
+		return nil
+	}
+	var members map[string]json.RawMessage
+	if jsonl.KindOf(raw) != "object" || json.Unmarshal(raw, &members) != nil {
+		rec.Fail("meta", rec.Col("meta"), jsonl.Errorf(jsonl.ErrWrongType, "expected object or null, got %s", jsonl.KindOf(raw)))
+		return nil
+	}
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := map[string]string{}
+	for _, k := range keys {
+		v := members[k]
+		switch kind := jsonl.KindOf(v); kind {
+		case "null":
+		case "string":
+			var s string
+			_ = json.Unmarshal(v, &s)
+			out[k] = s
+		case "number", "boolean":
+			out[k] = string(bytes.TrimSpace(v))
+		default:
+			rec.Fail("meta."+k, rec.Col("meta"), jsonl.Errorf(jsonl.ErrWrongType, "expected string, number, boolean or null, got %s", kind))
+		}
+		if k == "" || strings.TrimSpace(k) != k {
+			rec.Fail("meta", rec.Col("meta"), jsonl.Errorf(jsonl.ErrWrongType, "key %q is empty or has surrounding spaces", k))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 func enum(rec jsonl.Record, name string, allowed []string) string {

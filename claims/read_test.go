@@ -97,3 +97,33 @@ func TestScalarJSON(t *testing.T) {
 	assert.Equal(t, "0.5", string(b))
 	assert.Error(t, s.UnmarshalJSON([]byte(`[1]`)))
 }
+
+func TestLoadMeta(t *testing.T) {
+	for _, tc := range []struct {
+		name, meta string
+		want       map[string]string
+		errHas     string
+	}{
+		{"strings pass through", `{"topic":"health","lang":"en"}`, map[string]string{"topic": "health", "lang": "en"}, ""},
+		{"numbers and booleans as JSON text", `{"year":2020,"share":0.5,"reviewed":true}`, map[string]string{"year": "2020", "share": "0.5", "reviewed": "true"}, ""},
+		{"null members dropped", `{"topic":null}`, nil, ""},
+		{"null meta", `null`, nil, ""},
+		{"nested object rejected", `{"topic":{"a":"b"}}`, nil, "meta.topic: expected string, number, boolean or null, got object"},
+		{"array rejected", `{"tags":["a"]}`, nil, "meta.tags"},
+		{"not an object", `"health"`, nil, "meta: expected object or null, got string"},
+		{"empty key", `{"":"x"}`, nil, "key \"\" is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "c.jsonl")
+			require.NoError(t, os.WriteFile(p, []byte(`{"id":"a","text":"A is B.","meta":`+tc.meta+"}\n"), 0o644))
+			cs, err := Load(context.Background(), p, "")
+			if tc.errHas != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.errHas)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, cs[0].Meta)
+		})
+	}
+}

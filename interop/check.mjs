@@ -19,7 +19,8 @@ const expectCols = {
   'records.parquet': ['claim_id', 'source_id', 'text', 'claim_type', 'importance', 'gold_label', 'predicted_label', 'abstained',
     'abstain_reason', 'confidence', 'p_supported', 'p_unsupported', 'p_insufficient', 'raw_p_supported', 'raw_p_unsupported',
     'raw_p_insufficient', 'logit_supported', 'logit_unsupported', 'logit_insufficient', 'temperature', 'correct', 'tier1_fa',
-    'tier2_fa', 'action', 'verdict', 'numeric_check', 'numeric_policy', 'evidence', 'rationale', 'error', 'latency_ms', 'verifier', 'run_id',
+    'tier2_fa', 'action', 'verdict', 'numeric_check', 'numeric_policy', 'evidence', 'evidence_used', 'meta', 'rationale', 'error', 'latency_ms',
+    'verifier', 'run_id',
     'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by',
     'gold_evidence', 'gold_evidence_retrieved', 'gold_evidence_rank'],
   'metrics.parquet': ['run_id', 'metric', 'slice', 'stage', 'value', 'ci_low', 'ci_high'],
@@ -62,5 +63,27 @@ check('output_supported_fraction = summary', Math.abs(Number(outs[0].f) - summar
   `${outs[0].f} vs ${summary.metrics.output_supported_fraction}`);
 check('output_any_unsupported_rate = records', Math.abs(Number(fromRecords[0].u) - summary.metrics.output_any_unsupported_rate) < 1e-12,
   `${fromRecords[0].u} vs ${summary.metrics.output_any_unsupported_rate}`);
+// Misclassified claims with the passage that decided them, from
+// records.parquet alone: evidence_used.rank indexes the evidence list
+// (1-based, as DuckDB's lists are).
+const wrong = await q(`
+  SELECT claim_id, gold_label, predicted_label, round(confidence, 3) AS confidence,
+         evidence_used.passage_id AS passage,
+         evidence[evidence_used.rank].passage_id AS passage_at_rank,
+         evidence[evidence_used.rank].snippet AS deciding_snippet
+  FROM ${file('records.parquet')}
+  WHERE correct = false
+  ORDER BY confidence DESC, claim_id
+  LIMIT 5`);
+console.log('most confident misclassified claims, with the snippet that decided them:');
+for (const r of wrong) {
+  const s = String(r.deciding_snippet);
+  console.log(`  ${r.claim_id}  gold ${r.gold_label}, predicted ${r.predicted_label} at ${r.confidence}: "${s.length > 90 ? s.slice(0, 90) + "…" : s}"`);
+}
+const wrongN = Number((await q(`SELECT count(*) AS n FROM ${file('records.parquet')} WHERE correct = false`))[0].n);
+check('misclassified claims listed with their deciding snippet', wrong.length === Math.min(5, wrongN) && wrong.length > 0 &&
+  wrong.every((r) => r.passage === r.passage_at_rank && String(r.deciding_snippet).length > 0), `${wrong.length} rows`);
+const bound = await q(`SELECT max(length(e.snippet)) AS m FROM (SELECT unnest(evidence) AS e FROM ${file('records.parquet')})`);
+check('snippets are bounded (300 code points and an ellipsis)', Number(bound[0].m) <= 301, `longest ${bound[0].m}`);
 console.log(failures === 0 ? 'DuckDB read every file' : `${failures} checks failed`);
 process.exit(failures === 0 ? 0 : 1);

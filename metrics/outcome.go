@@ -51,6 +51,8 @@ type Outcome struct {
 	// document), 0 when no retrieved passage does; nil when the gold
 	// label names no evidence (EvidenceRanksOf computes it).
 	EvidenceRanks []int
+	// Meta is the claim's user metadata, sliced on by SlicesBy.
+	Meta map[string]string
 }
 
 // ErrNaN is returned for outcomes whose logits or latency are NaN or Inf.

@@ -522,6 +522,30 @@ func SlicesWith(outs []Outcome, opts SliceOptions) []Slice {
 	return out
 }
 
+// SlicesBy returns Slices, then one slice per value of each metadata key
+// in keys ("meta.topic=health"), keys in the order given and values
+// sorted; claims without the key only count in "all".
+func SlicesBy(outs []Outcome, opts SliceOptions, keys []string) []Slice {
+	out := SlicesWith(outs, opts)
+	for _, key := range keys {
+		groups := map[string][]int{}
+		for i, o := range outs {
+			if v, ok := o.Meta[key]; ok && v != "" {
+				groups[v] = append(groups[v], i)
+			}
+		}
+		vals := make([]string, 0, len(groups))
+		for v := range groups {
+			vals = append(vals, v)
+		}
+		sort.Strings(vals)
+		for _, v := range vals {
+			out = append(out, Slice{Name: "meta." + key + "=" + v, Indexes: groups[v]})
+		}
+	}
+	return out
+}
+
 // Pick returns the outcomes of a slice.
 func (s Slice) Pick(outs []Outcome) []Outcome {
 	p := make([]Outcome, len(s.Indexes))

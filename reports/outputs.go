@@ -105,6 +105,15 @@ type Input struct {
 	// the rest pooled in metrics.OtherSources); 0: the default cap, -1:
 	// every source.
 	MaxSourceSlices int
+	// SliceBy names claim metadata keys to slice on besides type, source
+	// and importance ("topic" for --slice-by meta.topic).
+	SliceBy []string
+	// PlotFormats are the formats every plot is written in; nil means
+	// DefaultPlotFormats.
+	PlotFormats []string
+	// Errors are the misclassified records report.html shows, as picked
+	// by an ErrorPicker; nil shows none.
+	Errors []Record
 	// Manifest is written as manifest.json (inputs, settings, timings);
 	// Write fills its ids, versions and time.
 	Manifest Manifest
@@ -234,7 +243,7 @@ func Compute(in Input) (*Tables, error) {
 		temp float64 // the temperature metric's value
 	}{{StageRaw, in.Outcomes, 1}, {StageCalibrated, scaled, temp}}
 	var overall metrics.Evaluation
-	for _, sl := range metrics.SlicesWith(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}) {
+	for _, sl := range metrics.SlicesBy(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}, in.SliceBy) {
 		for _, st := range stages {
 			// Intervals for "all" always; for a smaller slice only from
 			// metrics.MinBootstrapClaims claims up (null below).
@@ -353,6 +362,8 @@ func Compute(in Input) (*Tables, error) {
 	t.scaled = scaled
 	t.temperature = temp
 	t.manifest = in.Manifest
+	t.plotFormats = in.PlotFormats
+	t.errors = in.Errors
 	t.meta = Meta{RunID: in.RunID, ToolVersion: in.ToolVersion}
 	return t, nil
 }
@@ -421,11 +432,15 @@ type Tables struct {
 	temperature float64
 	manifest    Manifest
 	meta        Meta
+	plotFormats []string
+	errors      []Record
 }
 
-// Files written by Write (records.parquet is written by the pipeline).
+// Files written by Write with the default plot formats (records.parquet
+// is written by the pipeline).
 var Files = []string{"metrics.parquet", "confusion.parquet", "calibration.parquet", "risk_coverage.parquet", "outputs.parquet",
-	"reliability.png", "confidence.png", "risk_coverage.png", "confusion.png", "summary.json", "manifest.json"}
+	"reliability.png", "confidence.png", "risk_coverage.png", "confusion.png",
+	"reliability.svg", "confidence.svg", "risk_coverage.svg", "confusion.svg", "report.html", "summary.json", "manifest.json"}
 
 // Write writes every report file into dir, each atomically.
 func (t *Tables) Write(dir string) error {
@@ -444,7 +459,16 @@ func (t *Tables) Write(dir string) error {
 	if err := writeRows(filepath.Join(dir, "outputs.parquet"), t.meta, t.Outputs); err != nil {
 		return err
 	}
-	if err := t.plots(dir); err != nil {
+	figs, err := t.figures()
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		if err := f.save(dir, t.formats()); err != nil {
+			return err
+		}
+	}
+	if err := t.writeHTML(dir, figs); err != nil {
 		return err
 	}
 	if err := writeJSON(filepath.Join(dir, "summary.json"), t.Summary); err != nil {

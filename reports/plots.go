@@ -4,111 +4,322 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"path/filepath"
 
 	"github.com/claimaudit/claimaudit/metrics"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
-var (
-	colRaw   = color.RGBA{R: 200, G: 60, B: 50, A: 255}
-	colCal   = color.RGBA{R: 40, G: 90, B: 200, A: 255}
-	colClass = []color.Color{color.RGBA{R: 46, G: 139, B: 87, A: 255}, color.RGBA{R: 200, G: 60, B: 50, A: 255}, color.RGBA{R: 120, G: 120, B: 120, A: 255}}
-)
-
-// plots writes the four PNGs.
-func (t *Tables) plots(dir string) error {
-	for name, draw := range map[string]func() (*plot.Plot, error){
-		"reliability.png": t.reliabilityPlot, "confidence.png": t.confidencePlot,
-		"risk_coverage.png": t.riskCoveragePlot, "confusion.png": t.confusionPlot,
-	} {
-		p, err := draw()
+// figures builds the four plots of a report, in the order the HTML report
+// shows them.
+func (t *Tables) figures() ([]*figure, error) {
+	var out []*figure
+	for _, build := range []func() (*figure, error){t.reliabilityFigure, t.riskCoverageFigure, t.confusionFigure, t.confidenceFigure} {
+		f, err := build()
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", name, err)
+			return nil, err
 		}
-		if err := savePNG(p, filepath.Join(dir, name)); err != nil {
-			return err
-		}
+		out = append(out, f)
 	}
-	return nil
+	return out, nil
 }
 
-func savePNG(p *plot.Plot, path string) error {
-	wt, err := p.WriterTo(7*vg.Inch, 5*vg.Inch, "png")
-	if err != nil {
-		return err
+func (t *Tables) formats() []string {
+	if len(t.plotFormats) == 0 {
+		return DefaultPlotFormats
 	}
-	f, err := CreateAtomic(path)
-	if err != nil {
-		return err
-	}
-	if _, err := wt.WriteTo(f); err != nil {
-		f.Abort()
-		return err
-	}
-	return f.Commit()
+	return t.plotFormats
 }
 
-// reliabilityPlot: accuracy against mean confidence per 10-bin, raw and
-// calibrated, with the diagonal and each bin's count.
-func (t *Tables) reliabilityPlot() (*plot.Plot, error) {
-	p := plot.New()
+// reliabilityFigure: accuracy against mean confidence per equal-width
+// tenth, raw and calibrated (out of sample), over the diagonal; beneath, how
+// many claims each bin holds, for both.
+func (t *Tables) reliabilityFigure() (*figure, error) {
 	raw, cal := t.Reliability[0], t.Reliability[1]
-	p.Title.Text = fmt.Sprintf("Reliability (10 bins): ECE %s raw, %s calibrated (%s)", num(fp(raw.ECE10)), num(fp(cal.ECE10)), calibrationLine(&t.Summary))
-	p.X.Label.Text, p.Y.Label.Text = "confidence", "accuracy"
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	top := newPanel("Reliability, 10 equal-width bins. Temperature scaling: "+calibrationLine(&t.Summary), "", "accuracy")
+	top.X.Min, top.X.Max, top.Y.Min, top.Y.Max = 0, 1, 0, 1.02
+	bottom := newPanel("", "confidence (mean of the bin)", "claims")
+	bottom.X.Min, bottom.X.Max = 0, 1
+	bottom.Y.Min = 0
+	bottom.Y.Tick.Marker = countTicks{}
+	bottom.Legend.Top, bottom.Legend.Left = true, true
+	f := newFigure("reliability", tallH, top, bottom)
+	f.weights = []float64{2.6, 1}
+
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
 	if err != nil {
 		return nil, err
 	}
-	diag.Color = color.Gray{Y: 150}
-	diag.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
-	p.Add(diag)
-	p.Legend.Add("perfect calibration", diag)
-	p.Legend.Top, p.Legend.Left = true, true
-	for _, s := range []struct {
-		name string
-		rep  metrics.CalibrationReport
-		col  color.Color
-	}{{"raw", raw, colRaw}, {"calibrated", cal, colCal}} {
-		var pts plotter.XYs
-		var labels []string
+	diag.Color, diag.Dashes = colGrey, dotted
+	top.Add(diag)
+	f.addLegend(top, "perfect calibration", diag)
+
+	maxCount := 0
+	series := []struct {
+		name   string
+		rep    metrics.CalibrationReport
+		col    color.Color
+		shape  draw.GlyphDrawer
+		dashes []vg.Length
+		offset float64 // of the count bars, in confidence units
+	}{{"raw (T = 1)", raw, colRaw, draw.CircleGlyph{}, nil, -0.0125},
+		{"calibrated, out of sample", cal, colCal, draw.TriangleGlyph{}, dashed, 0.0125}}
+	for _, s := range series {
+		var pts, counts plotter.XYs
 		for _, b := range s.rep.Bins[metrics.EqualWidth10] {
+			mid := (b.Lo + b.Hi) / 2
+			counts = append(counts, plotter.XY{X: mid + s.offset, Y: float64(b.Count)})
+			maxCount = max(maxCount, b.Count)
 			if b.Count > 0 {
 				pts = append(pts, plotter.XY{X: b.MeanConfidence, Y: b.Accuracy})
-				labels = append(labels, fmt.Sprint(b.Count))
 			}
 		}
-		if len(pts) == 0 {
-			continue
-		}
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return nil, err
-		}
-		l.Color, sc.Color = s.col, s.col
-		p.Add(l, sc)
-		p.Legend.Add(s.name, l, sc)
-		if s.name == "raw" {
-			lab, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+		name := fmt.Sprintf("%s: ECE %s", s.name, num(fp(s.rep.ECE10)))
+		if len(pts) > 0 {
+			l, sc, err := plotter.NewLinePoints(pts)
 			if err != nil {
 				return nil, err
 			}
-			p.Add(lab)
+			l.Color, l.Width, l.Dashes = s.col, vg.Points(2), s.dashes
+			sc.Color, sc.Shape, sc.Radius = s.col, s.shape, vg.Points(5)
+			top.Add(l, sc)
+			f.addLegend(top, name, l, sc)
 		}
+		bars, err := newBars(counts, s.col, 0.024)
+		if err != nil {
+			return nil, err
+		}
+		bottom.Add(bars)
+		f.addLegend(bottom, s.name+": claims per bin", bars)
 	}
-	return p, nil
+	bottom.Y.Max = niceCeil(float64(maxCount) * 1.35)
+	return f, nil
 }
 
-// confidencePlot: how many answered claims fall in each confidence tenth,
-// per predicted label (calibrated).
-func (t *Tables) confidencePlot() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "Confidence of answered claims by predicted label (calibrated)"
-	p.X.Label.Text, p.Y.Label.Text = "confidence bin (upper edge)", "claims"
-	var counts [3][10]float64
+// newBars draws one bar per point, width in data units, as filled
+// rectangles: plotter.BarChart places bars by index, not at an x.
+func newBars(pts plotter.XYs, col color.Color, width float64) (*bars, error) {
+	return &bars{pts: pts, col: col, width: width}, nil
+}
+
+type bars struct {
+	pts   plotter.XYs
+	col   color.Color
+	width float64
+}
+
+func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, ty := p.Transforms(&c)
+	for _, pt := range b.pts {
+		if pt.Y <= 0 {
+			continue
+		}
+		r := vg.Rectangle{Min: vg.Point{X: tx(pt.X - b.width/2), Y: ty(0)}, Max: vg.Point{X: tx(pt.X + b.width/2), Y: ty(pt.Y)}}
+		c.SetColor(b.col)
+		c.Fill(r.Path())
+	}
+}
+
+func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	for _, p := range b.pts {
+		xmin, xmax, ymax = math.Min(xmin, p.X-b.width/2), math.Max(xmax, p.X+b.width/2), math.Max(ymax, p.Y)
+	}
+	return xmin, xmax, 0, ymax
+}
+
+func (b *bars) Thumbnail(c *draw.Canvas) {
+	c.SetColor(b.col)
+	c.Fill(c.Rectangle.Path())
+}
+
+// oracleRisk is the risk–coverage curve of the best possible ordering of n
+// claims with e errors: every correct claim first.
+func oracleRisk(n, e int) plotter.XYs {
+	if n == 0 {
+		return nil
+	}
+	pts := plotter.XYs{{X: 0, Y: 0}}
+	good := n - e
+	if good > 0 {
+		pts = append(pts, plotter.XY{X: float64(good) / float64(n), Y: 0})
+	}
+	steps := 100
+	for i := 1; i <= steps; i++ {
+		m := good + int(math.Round(float64(e)*float64(i)/float64(steps)))
+		if m == 0 {
+			continue
+		}
+		pts = append(pts, plotter.XY{X: float64(m) / float64(n), Y: float64(m-good) / float64(m)})
+	}
+	return pts
+}
+
+// riskCoverageFigure: risk (errors ÷ accepted) as the confidence threshold
+// admits more answered, labelled claims, raw and calibrated, with the
+// oracle (best possible ordering) and a random ordering (the overall error
+// rate at every coverage) for reference.
+func (t *Tables) riskCoverageFigure() (*figure, error) {
+	p := newPanel("", "coverage (share of answered, labelled claims accepted, most confident first)", "risk (error rate among accepted)")
+	f := newFigure("risk_coverage", slideH, p)
+	// The curves can be anywhere: the legend goes under the plot.
+	f.below = true
+	p.X.Min, p.X.Max, p.Y.Min = 0, 1, 0
+	maxRisk := 0.0
+	title := "Risk–coverage"
+	n, e := 0, 0
+	for _, s := range []struct {
+		name   string
+		outs   []metrics.Outcome
+		col    color.Color
+		dashes []vg.Length
+	}{{"raw", t.outcomes, colRaw, nil}, {"calibrated", t.scaled, colCal, dashed}} {
+		rc := metrics.RiskCoverage(s.outs, 1)
+		if len(rc) == 0 {
+			continue
+		}
+		pts := make(plotter.XYs, 0, len(rc)+1)
+		for _, x := range rc {
+			pts = append(pts, plotter.XY{X: x.Coverage, Y: x.Risk})
+			// The first few claims say little: the axis is sized by the
+			// curve from 5% coverage on, and clamps what lies above.
+			if x.Coverage >= 0.05 {
+				maxRisk = math.Max(maxRisk, x.Risk)
+			}
+		}
+		last := rc[len(rc)-1]
+		n = answeredLabelled(s.outs)
+		e = int(math.Round(last.Risk * float64(n)))
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width, l.Dashes = s.col, vg.Points(2), s.dashes
+		p.Add(l)
+		aurc := metrics.AURC(rc, 1)
+		f.addLegend(p, fmt.Sprintf("%s (AURC %.3f)", s.name, aurc), l)
+		if s.name == "calibrated" {
+			title = fmt.Sprintf("Risk–coverage (%d answered, labelled claims; calibrated AURC %.3f)", n, aurc)
+		}
+	}
+	if n > 0 {
+		o, err := plotter.NewLine(oracleRisk(n, e))
+		if err != nil {
+			return nil, err
+		}
+		o.Color, o.Width, o.Dashes = colOracle, vg.Points(1.5), dotted
+		p.Add(o)
+		f.addLegend(p, fmt.Sprintf("oracle: errors last (AURC %.3f)", metrics.OracleAURC(n, e)), o)
+		rate := float64(e) / float64(n)
+		r, err := plotter.NewLine(plotter.XYs{{X: 0, Y: rate}, {X: 1, Y: rate}})
+		if err != nil {
+			return nil, err
+		}
+		r.Color, r.Width, r.Dashes = colGrey, vg.Points(1.5), dashed
+		p.Add(r)
+		f.addLegend(p, fmt.Sprintf("random order (error rate %.3f)", rate), r)
+		maxRisk = math.Max(maxRisk, rate)
+	}
+	p.Title.Text = title
+	// Just above the curves, never past 1.
+	p.Y.Max = math.Min(1, niceCeil(math.Max(maxRisk, 0.01)*1.1))
+	return f, nil
+}
+
+func answeredLabelled(outs []metrics.Outcome) int {
+	n := 0
+	for _, o := range outs {
+		if !o.Abstained && o.Scored && o.Gold != metrics.Unknown {
+			n++
+		}
+	}
+	return n
+}
+
+type confusionGrid struct{ z [3][3]float64 }
+
+func (g confusionGrid) Dims() (c, r int)   { return 3, 3 }
+func (g confusionGrid) Z(c, r int) float64 { return g.z[2-r][c] }
+func (g confusionGrid) X(c int) float64    { return float64(c) }
+func (g confusionGrid) Y(r int) float64    { return float64(r) }
+
+// confusionCells are the confusion figure's cell labels: the count and its
+// share of the gold row; the colour is the row share.
+func confusionCells(c metrics.Counts) (share [3][3]float64, labels [3][3]string) {
+	for r := 0; r < 3; r++ {
+		row := 0
+		for col := 0; col < 3; col++ {
+			row += c.Confusion[r][col]
+		}
+		for col := 0; col < 3; col++ {
+			v := c.Confusion[r][col]
+			if row == 0 {
+				labels[r][col] = fmt.Sprintf("%d\n—", v)
+				continue
+			}
+			share[r][col] = float64(v) / float64(row)
+			labels[r][col] = fmt.Sprintf("%d\n%.1f%% of row", v, 100*share[r][col])
+		}
+	}
+	return share, labels
+}
+
+// confusionFigure: gold (rows) × predicted (columns) over answered,
+// labelled claims, each cell with its count and its share of the row.
+func (t *Tables) confusionFigure() (*figure, error) {
+	c := metrics.Count(t.outcomes)
+	p := newPanel(fmt.Sprintf("Confusion (%d answered, labelled claims): rows gold, columns predicted", c.AnsweredLabelled), "predicted", "gold")
+	f := newFigure("confusion", slideH, p)
+	share, labels := confusionCells(c)
+	var xy plotter.XYs
+	var ls []string
+	var styles []text.Style
+	for r := 0; r < 3; r++ {
+		for col := 0; col < 3; col++ {
+			xy = append(xy, plotter.XY{X: float64(col), Y: float64(2 - r)})
+			ls = append(ls, labels[r][col])
+			st := text.Style{Color: color.Black, Font: p.Title.TextStyle.Font, XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: p.Title.TextStyle.Handler}
+			st.Font.Size = vg.Points(15)
+			if share[r][col] > 0.55 {
+				st.Color = color.White
+			}
+			styles = append(styles, st)
+		}
+	}
+	hm := plotter.NewHeatMap(confusionGrid{z: share}, &blues{})
+	hm.Min, hm.Max = 0, 1
+	p.Add(hm)
+	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: ls})
+	if err != nil {
+		return nil, err
+	}
+	lab.TextStyle = styles
+	p.Add(lab)
+	p.NominalX(metrics.ClassNames[:]...)
+	p.NominalY(metrics.ClassNames[2], metrics.ClassNames[1], metrics.ClassNames[0])
+	p.Y.Label.Padding = vg.Points(10)
+	return f, nil
+}
+
+// blues is a white-to-blue palette.
+type blues struct{}
+
+func (blues) Colors() []color.Color {
+	cs := make([]color.Color, 64)
+	for i := range cs {
+		f := float64(i) / 63
+		cs[i] = color.RGBA{R: uint8(245 - 215*f), G: uint8(248 - 168*f), B: uint8(255 - 75*f), A: 255}
+	}
+	return cs
+}
+
+// confidenceCounts counts answered claims per calibrated-confidence tenth
+// and predicted label.
+func (t *Tables) confidenceCounts() [3][10]int {
+	var counts [3][10]int
 	for _, o := range t.scaled {
 		if o.Abstained || !o.Scored {
 			continue
@@ -116,117 +327,55 @@ func (t *Tables) confidencePlot() (*plot.Plot, error) {
 		pr := metrics.Softmax(o.Logits, 1)
 		k := metrics.Argmax(pr)
 		b := int(math.Ceil(pr[k]*10)) - 1
-		b = max(0, min(9, b))
-		counts[k][b]++
+		counts[k][max(0, min(9, b))]++
 	}
-	w := vg.Points(8)
+	return counts
+}
+
+// confidenceFigure: how many answered claims fall in each confidence tenth,
+// per predicted label (calibrated).
+func (t *Tables) confidenceFigure() (*figure, error) {
+	counts := t.confidenceCounts()
+	answered := 0
+	for k := range counts {
+		for _, c := range counts[k] {
+			answered += c
+		}
+	}
+	p := newPanel(fmt.Sprintf("Confidence of %d answered claims by predicted label (calibrated)", answered), "calibrated confidence of the predicted label", "claims")
+	f := newFigure("confidence", slideH, p)
+	// With three labels the predicted one has confidence above 1/3.
+	p.X.Min, p.X.Max, p.Y.Min = 0.3, 1, 0
+	p.Y.Tick.Marker = countTicks{}
+	p.X.Tick.Marker = plot.ConstantTicks(tenthTicks())
+	maxCount := 0
 	for k := 0; k < 3; k++ {
-		bars, err := plotter.NewBarChart(plotter.Values(counts[k][:]), w)
+		var pts plotter.XYs
+		for b, c := range counts[k] {
+			if b < 3 {
+				continue // below 1/3: impossible
+			}
+			pts = append(pts, plotter.XY{X: float64(b)/10 + 0.05 + float64(k-1)*0.028, Y: float64(c)})
+			maxCount = max(maxCount, c)
+		}
+		bs, err := newBars(pts, colClass[k], 0.026)
 		if err != nil {
 			return nil, err
 		}
-		bars.Color = colClass[k]
-		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(k-1) * w
-		p.Add(bars)
-		p.Legend.Add(metrics.ClassNames[k], bars)
+		p.Add(bs)
+		f.addLegend(p, metrics.ClassNames[k], bs)
 	}
-	p.Legend.Top, p.Legend.Left = true, true
-	names := make([]string, 10)
-	for i := range names {
-		names[i] = fmt.Sprintf("%.1f", float64(i+1)/10)
-	}
-	p.NominalX(names...)
-	return p, nil
+	// Headroom so the tallest bar stays clear of the legend and title; the
+	// x range is set after the bars, which would widen it.
+	p.Y.Max = niceCeil(math.Max(1, float64(maxCount)) * 1.3)
+	p.X.Min, p.X.Max = 0.3, 1
+	return f, nil
 }
 
-// riskCoveragePlot: risk (errors ÷ accepted) as the confidence threshold
-// admits more claims, raw and calibrated, with AURC.
-func (t *Tables) riskCoveragePlot() (*plot.Plot, error) {
-	p := plot.New()
-	p.X.Label.Text, p.Y.Label.Text = "coverage (share of answered claims accepted)", "risk (error rate among accepted)"
-	p.X.Min, p.X.Max, p.Y.Min = 0, 1, 0
-	title := "Risk–coverage"
-	for _, s := range []struct {
-		name string
-		outs []metrics.Outcome
-		col  color.Color
-	}{{"raw", t.outcomes, colRaw}, {"calibrated", t.scaled, colCal}} {
-		rc := metrics.RiskCoverage(s.outs, 1)
-		if len(rc) == 0 {
-			continue
-		}
-		pts := make(plotter.XYs, len(rc))
-		for i, x := range rc {
-			pts[i] = plotter.XY{X: x.Coverage, Y: x.Risk}
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, err
-		}
-		l.Color = s.col
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		aurc := metrics.AURC(rc, 1)
-		p.Legend.Add(fmt.Sprintf("%s (AURC %.3f)", s.name, aurc), l)
-		if s.name == "calibrated" {
-			title = fmt.Sprintf("Risk–coverage: AURC %.3f", aurc)
-		}
+func tenthTicks() []plot.Tick {
+	var ts []plot.Tick
+	for i := 3; i <= 10; i++ {
+		ts = append(ts, plot.Tick{Value: float64(i) / 10, Label: fmt.Sprintf("%.1f", float64(i)/10)})
 	}
-	p.Title.Text = title
-	p.Legend.Top, p.Legend.Left = true, true
-	return p, nil
-}
-
-type confusionGrid struct{ c [3][3]float64 }
-
-func (g confusionGrid) Dims() (c, r int)   { return 3, 3 }
-func (g confusionGrid) Z(c, r int) float64 { return g.c[2-r][c] }
-func (g confusionGrid) X(c int) float64    { return float64(c) }
-func (g confusionGrid) Y(r int) float64    { return float64(r) }
-
-// confusionPlot: gold (rows) × predicted (columns) over answered, labelled
-// claims, with counts.
-func (t *Tables) confusionPlot() (*plot.Plot, error) {
-	p := plot.New()
-	c := metrics.Count(t.outcomes)
-	var g confusionGrid
-	var xy plotter.XYs
-	var labels []string
-	maxv := 1.0
-	for r := 0; r < 3; r++ {
-		for col := 0; col < 3; col++ {
-			v := float64(c.Confusion[r][col])
-			g.c[r][col] = v
-			maxv = math.Max(maxv, v)
-			xy = append(xy, plotter.XY{X: float64(col), Y: float64(2 - r)})
-			labels = append(labels, fmt.Sprint(c.Confusion[r][col]))
-		}
-	}
-	p.Title.Text = fmt.Sprintf("Confusion (answered, labelled claims: %d); rows gold, columns predicted", c.AnsweredLabelled)
-	pal := &blues{max: maxv}
-	hm := plotter.NewHeatMap(g, pal)
-	hm.Min, hm.Max = 0, maxv
-	p.Add(hm)
-	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
-	if err != nil {
-		return nil, err
-	}
-	p.Add(lab)
-	p.NominalX(metrics.ClassNames[:]...)
-	p.NominalY(metrics.ClassNames[2], metrics.ClassNames[1], metrics.ClassNames[0])
-	p.X.Label.Text, p.Y.Label.Text = "predicted", "gold"
-	return p, nil
-}
-
-// blues is a white-to-blue palette.
-type blues struct{ max float64 }
-
-func (b *blues) Colors() []color.Color {
-	cs := make([]color.Color, 64)
-	for i := range cs {
-		f := float64(i) / 63
-		cs[i] = color.RGBA{R: uint8(255 - 200*f), G: uint8(255 - 140*f), B: 255, A: 255}
-	}
-	return cs
+	return ts
 }

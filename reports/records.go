@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/parquet-go/parquet-go"
@@ -23,6 +24,40 @@ type Evidence struct {
 	Start  int64   `parquet:"start"`
 	End    int64   `parquet:"end"`
 	Score  float64 `parquet:"score"`
+	// PassageID is the index's passage id; Snippet the passage's text, cut
+	// to SnippetRunes code points (Snippet).
+	PassageID string `parquet:"passage_id"`
+	Snippet   string `parquet:"snippet"`
+}
+
+// EvidenceUsed names the passage that decided a verdict: its id and its
+// rank, 1-based, in the record's evidence list (so evidence[rank] in SQL).
+type EvidenceUsed struct {
+	PassageID string `parquet:"passage_id"`
+	Rank      int32  `parquet:"rank"`
+}
+
+// SnippetRunes bounds a snippet: a passage's first 300 code points,
+// cut back to the last space when there is one in the final 40, with "…"
+// appended when anything was cut.
+const SnippetRunes = 300
+
+// Snippet is a passage's text bounded to SnippetRunes code points (plus
+// the ellipsis), with runs of white space folded to one space.
+func Snippet(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	r := []rune(text)
+	if len(r) <= SnippetRunes {
+		return text
+	}
+	cut := SnippetRunes
+	for i := SnippetRunes; i > SnippetRunes-40; i-- {
+		if r[i] == ' ' {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimRight(string(r[:cut]), " ") + "…"
 }
 
 // Record is one row of records.parquet: one claim and everything decided
@@ -56,11 +91,16 @@ type Record struct {
 	NumericCheck   *string    `parquet:"numeric_check,optional,dict"`
 	NumericPolicy  *string    `parquet:"numeric_policy,optional,dict"`
 	Evidence       []Evidence `parquet:"evidence,list"`
-	Rationale      string     `parquet:"rationale"`
-	Error          *string    `parquet:"error,optional"`
-	LatencyMS      float64    `parquet:"latency_ms"`
-	Verifier       string     `parquet:"verifier,dict"`
-	RunID          string     `parquet:"run_id,dict"`
+	// EvidenceUsed is the deciding passage; null when none decided (an
+	// abstention for no evidence, an error, a verifier that names none).
+	EvidenceUsed *EvidenceUsed `parquet:"evidence_used,optional"`
+	// Meta is the claim's user metadata (claims file "meta").
+	Meta      map[string]string `parquet:"meta"`
+	Rationale string            `parquet:"rationale"`
+	Error     *string           `parquet:"error,optional"`
+	LatencyMS float64           `parquet:"latency_ms"`
+	Verifier  string            `parquet:"verifier,dict"`
+	RunID     string            `parquet:"run_id,dict"`
 
 	// The numeric check's reason and the passage number it matched (or,
 	// when none matched, the nearest one); null when the claim states no
@@ -242,6 +282,9 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 func OutcomeOf(r Record) metrics.Outcome {
 	o := metrics.Outcome{ID: r.ClaimID, Gold: metrics.Unknown, Abstained: r.Abstained, Type: r.ClaimType, Source: r.SourceID,
 		Importance: r.Importance, LatencyMS: r.LatencyMS}
+	if len(r.Meta) > 0 {
+		o.Meta = r.Meta
+	}
 	if r.GoldLabel != nil {
 		o.Gold = classNamed(*r.GoldLabel)
 	}

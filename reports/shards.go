@@ -13,6 +13,15 @@ type Shards struct {
 	RunID        string
 	Outcomes     []metrics.Outcome
 	Temperatures []float64
+	errors       *ErrorPicker // the misclassified claims report.html lists
+}
+
+// Errors are the misclassified records report.html lists.
+func (s *Shards) Errors() []Record {
+	if s.errors == nil {
+		return nil
+	}
+	return s.errors.Records()
 }
 
 // ShardError is a records file that cannot join the others: a row of
@@ -49,6 +58,10 @@ func (s *Shards) Add(file string, rs []Record, seen map[string]string) error {
 		seen[r.ClaimID] = file
 		s.Outcomes = append(s.Outcomes, OutcomeOf(r))
 		s.Temperatures = append(s.Temperatures, r.Temperature)
+		if s.errors == nil {
+			s.errors = NewErrorPicker(ReportErrors)
+		}
+		s.errors.Add(r)
 	}
 	return nil
 }

@@ -10,7 +10,12 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
+
+// thinPoint: a sweep point resting on fewer answered, labelled claims is
+// marked as such.
+const thinPoint = 30
 
 // TemperatureSweepRow is one row of temperature_sweep.parquet.
 type TemperatureSweepRow struct {
@@ -31,14 +36,20 @@ type ThresholdSweepRow struct {
 	Tier1FAUnconditional *float64 `parquet:"tier1_fa_unconditional,optional"`
 	Tier2FAConditional   *float64 `parquet:"tier2_fa_conditional,optional"`
 	Tier2FAUnconditional *float64 `parquet:"tier2_fa_unconditional,optional"`
+	// AnsweredLabelled is how many answered, labelled claims the rates
+	// of this point rest on.
+	AnsweredLabelled int64 `parquet:"answered_labelled"`
 }
 
-// WriteSweeps writes temperature_sweep.parquet/.png and
-// threshold_sweep.parquet/.png for `audit calibrate --sweep`. temps are
+// WriteSweeps writes temperature_sweep.parquet and its plot and
+// threshold_sweep.parquet and its plot (in each of formats) for `audit calibrate --sweep`. temps are
 // the per-claim (cross-fitted) temperatures of the calibrated stage;
 // fitted is the full-data T the temperature grid centres on. Undefined
 // values are null and left out of the plots.
-func WriteSweeps(dir string, m Meta, outs []metrics.Outcome, temps []float64, fitted float64) error {
+func WriteSweeps(dir string, m Meta, outs []metrics.Outcome, temps []float64, fitted float64, formats []string) error {
+	if len(formats) == 0 {
+		formats = DefaultPlotFormats
+	}
 	// The grid reaches a factor 4 either side of the fitted temperature.
 	ts := metrics.SweepTemperature(outs, metrics.TemperatureGrid(math.Min(0.25, fitted/4), math.Max(4, fitted*4)))
 	var trows []TemperatureSweepRow
@@ -56,86 +67,183 @@ func WriteSweeps(dir string, m Meta, outs []metrics.Outcome, temps []float64, fi
 		for _, p := range metrics.SweepAbstain(st.outs, 1, metrics.DefaultThresholdGrid()) {
 			hrows = append(hrows, ThresholdSweepRow{RunID: m.RunID, Stage: st.name, Threshold: p.Threshold, Coverage: fp(p.Coverage),
 				SelectiveRisk: fp(p.SelectiveRisk), Tier1FAConditional: fp(p.Tier1FAConditional), Tier1FAUnconditional: fp(p.Tier1FAUnconditional),
-				Tier2FAConditional: fp(p.Tier2FAConditional), Tier2FAUnconditional: fp(p.Tier2FAUnconditional)})
+				Tier2FAConditional: fp(p.Tier2FAConditional), Tier2FAUnconditional: fp(p.Tier2FAUnconditional),
+				AnsweredLabelled: answeredAt(st.outs, p.Threshold)})
 		}
 	}
 	if err := writeRows(filepath.Join(dir, "threshold_sweep.parquet"), m, hrows); err != nil {
 		return err
 	}
 
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Temperature sweep: fitted T = %.3f", fitted)
-	p.X.Label.Text, p.Y.Label.Text = "temperature", "ECE (10 bins) and NLL"
-	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+	tf, err := temperatureSweepFigure(ts, fitted)
+	if err != nil {
+		return err
+	}
+	if err := tf.save(dir, formats); err != nil {
+		return err
+	}
+	hf, err := thresholdSweepFigure(hrows)
+	if err != nil {
+		return err
+	}
+	return hf.save(dir, formats)
+}
+
+// temperatureSweepFigure: ECE (top) and NLL (bottom), each on its own
+// axis, over a log temperature axis with the fitted T marked.
+func temperatureSweepFigure(ts []metrics.TemperaturePoint, fitted float64) (*figure, error) {
+	ece := newPanel(fmt.Sprintf("Temperature sweep (labelled claims; fitted T = %.3f)", fitted), "", "ECE (10 bins)")
+	nll := newPanel("", "temperature (log scale)", "NLL (nats per claim)")
+	f := newFigure("temperature_sweep", tallH, ece, nll)
 	for _, s := range []struct {
+		p    *plot.Plot
 		name string
 		col  color.Color
 		val  func(metrics.TemperaturePoint) float64
-	}{{"ECE (10 bins)", colCal, func(x metrics.TemperaturePoint) float64 { return x.ECE10 }},
-		{"NLL", colRaw, func(x metrics.TemperaturePoint) float64 { return x.NLL }}} {
+	}{{ece, "ECE (10 bins)", colCal, func(x metrics.TemperaturePoint) float64 { return x.ECE10 }},
+		{nll, "NLL", colRaw, func(x metrics.TemperaturePoint) float64 { return x.NLL }}} {
+		s.p.X.Scale, s.p.X.Tick.Marker = plot.LogScale{}, logTicks{}
+		s.p.X.Min, s.p.X.Max = ts[0].Temperature, ts[len(ts)-1].Temperature
 		var pts plotter.XYs
+		hi := 0.0
 		for _, x := range ts {
-			if y := s.val(x); !math.IsNaN(y) {
+			// Undefined points are left out, never drawn as 0.
+			if y := s.val(x); !math.IsNaN(y) && !math.IsInf(y, 0) {
 				pts = append(pts, plotter.XY{X: x.Temperature, Y: y})
+				hi = math.Max(hi, y)
 			}
 		}
-		if len(pts) == 0 {
-			continue
+		s.p.Y.Min, s.p.Y.Max = 0, niceCeil(math.Max(hi, 1e-3)*1.1)
+		if len(pts) > 0 {
+			l, sc, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return nil, err
+			}
+			l.Color, l.Width, sc.Color, sc.Radius = s.col, vg.Points(2), s.col, vg.Points(2.5)
+			s.p.Add(l, sc)
+			f.addLegend(s.p, s.name, l)
 		}
-		l, sc, err := plotter.NewLinePoints(pts)
+		fit, err := plotter.NewLine(plotter.XYs{{X: fitted, Y: 0}, {X: fitted, Y: s.p.Y.Max}})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		l.Color, sc.Color = s.col, s.col
-		p.Add(l, sc)
-		p.Legend.Add(s.name, l)
+		fit.Color, fit.Dashes, fit.Width = colGrey, dashed, vg.Points(1.5)
+		s.p.Add(fit)
+		f.addLegend(s.p, fmt.Sprintf("fitted T = %.3f", fitted), fit)
+		s.p.Legend.Left = false
 	}
-	p.Legend.Top = true
-	if top := ts[0].NLL; !math.IsNaN(top) {
-		fit, err := plotter.NewLine(plotter.XYs{{X: fitted, Y: 0}, {X: fitted, Y: top}})
-		if err != nil {
-			return err
-		}
-		fit.Color = color.Gray{Y: 120}
-		fit.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
-		p.Add(fit)
-		p.Legend.Add(fmt.Sprintf("fitted T = %.3f", fitted), fit)
-	}
-	if err := savePNG(p, filepath.Join(dir, "temperature_sweep.png")); err != nil {
-		return err
-	}
+	return f, nil
+}
 
-	q := plot.New()
-	q.Title.Text = "Abstain-threshold sweep (calibrated, cross-fitted)"
-	q.X.Label.Text, q.Y.Label.Text = "abstain below confidence", "share"
-	q.Y.Min, q.Y.Max = 0, 1
-	for _, s := range []struct {
+// thresholdSweepFigure: coverage, selective risk and tier-1 false accepts
+// (calibrated) as the abstain threshold rises, one panel each, and beneath
+// them how many answered, labelled claims stand behind each point.
+// Undefined points (nothing answered) are left out.
+func thresholdSweepFigure(rows []ThresholdSweepRow) (*figure, error) {
+	title := "Abstain-threshold sweep (calibrated, cross-fitted)"
+	var panels []*plot.Plot
+	qs := []struct {
 		name string
 		col  color.Color
 		val  func(ThresholdSweepRow) *float64
-	}{{"coverage", colClass[0], func(r ThresholdSweepRow) *float64 { return r.Coverage }},
-		{"selective risk", colRaw, func(r ThresholdSweepRow) *float64 { return r.SelectiveRisk }},
-		{"tier-1 FA (of answered)", colCal, func(r ThresholdSweepRow) *float64 { return r.Tier1FAConditional }}} {
+		rate bool // a share of the answered claims, noisy when they are few
+	}{{"coverage", colClass[0], func(r ThresholdSweepRow) *float64 { return r.Coverage }, false},
+		{"selective risk", colRaw, func(r ThresholdSweepRow) *float64 { return r.SelectiveRisk }, true},
+		{"tier-1 FA rate", colCal, func(r ThresholdSweepRow) *float64 { return r.Tier1FAConditional }, true}}
+	for i, q := range qs {
+		panels = append(panels, newPanel(map[bool]string{true: title}[i == 0], "", q.name))
+	}
+	counts := newPanel("", "abstain below calibrated confidence", "claims (log)")
+	counts.Y.Scale, counts.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+	panels = append(panels, counts)
+	f := newFigure("threshold_sweep", 9*vg.Inch, panels...)
+	lo, hi := 1.0, 0.0
+	for _, r := range rows {
+		if r.Stage == StageCalibrated && r.Threshold > 0 {
+			lo, hi = math.Min(lo, r.Threshold), math.Max(hi, r.Threshold)
+		}
+	}
+	var ticks []plot.Tick
+	for _, t := range tenthTicks() {
+		if t.Value >= lo-1e-9 && t.Value <= hi+1e-9 {
+			ticks = append(ticks, t)
+		}
+	}
+	for _, p := range panels {
+		p.X.Min, p.X.Max = lo, hi
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.Legend.Left = false
+	}
+	for i, q := range qs {
 		var pts plotter.XYs
-		for _, r := range hrows {
-			// An undefined value (nothing answered at this threshold) is
-			// left out, never drawn as 0.
-			if y := s.val(r); r.Stage == StageCalibrated && r.Threshold > 0 && y != nil {
+		top := 0.0
+		for _, r := range rows {
+			if y := q.val(r); r.Stage == StageCalibrated && r.Threshold > 0 && y != nil {
 				pts = append(pts, plotter.XY{X: r.Threshold, Y: *y})
+				top = math.Max(top, *y)
 			}
 		}
+		p := panels[i]
+		p.Y.Min, p.Y.Max = 0, math.Min(1, niceCeil(math.Max(top, 0.01)*1.15))
 		if len(pts) == 0 {
 			continue
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		l.Color = s.col
-		l.Width = vg.Points(1.5)
-		q.Add(l)
-		q.Legend.Add(s.name, l)
+		l.Color, l.Width = q.col, vg.Points(2)
+		p.Add(l)
+		// Points resting on few claims are ringed, so a jump there reads
+		// as noise.
+		var thin plotter.XYs
+		for _, r := range rows {
+			if y := q.val(r); q.rate && r.Stage == StageCalibrated && r.Threshold > 0 && y != nil && r.AnsweredLabelled < thinPoint {
+				thin = append(thin, plotter.XY{X: r.Threshold, Y: *y})
+			}
+		}
+		if len(thin) > 0 {
+			sc, err := plotter.NewScatter(thin)
+			if err != nil {
+				return nil, err
+			}
+			sc.Color, sc.Shape, sc.Radius = colGrey, draw.CircleGlyph{}, vg.Points(3.5)
+			p.Add(sc)
+			f.addLegend(p, fmt.Sprintf("under %d claims", thinPoint), sc)
+		}
 	}
-	q.Legend.Top, q.Legend.Left = true, true
-	return savePNG(q, filepath.Join(dir, "threshold_sweep.png"))
+	// Answered, labelled claims behind each point, on a log axis so that
+	// 5 and 50 differ visibly; thresholds that keep none are left out.
+	var pts plotter.XYs
+	top := 1.0
+	for _, r := range rows {
+		if r.Stage == StageCalibrated && r.Threshold > 0 && r.AnsweredLabelled > 0 {
+			pts = append(pts, plotter.XY{X: r.Threshold, Y: float64(r.AnsweredLabelled)})
+			top = math.Max(top, float64(r.AnsweredLabelled))
+		}
+	}
+	counts.Y.Min, counts.Y.Max = 1, math.Pow(10, math.Ceil(math.Log10(top*1.2)))
+	if len(pts) > 0 {
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width = colGrey, vg.Points(2)
+		counts.Add(l)
+	}
+	return f, nil
+}
+
+// answeredAt counts the answered, labelled claims a threshold keeps.
+func answeredAt(outs []metrics.Outcome, tau float64) int64 {
+	var n int64
+	for _, o := range outs {
+		if o.Abstained || !o.Scored || o.Gold == metrics.Unknown {
+			continue
+		}
+		if p := metrics.Softmax(o.Logits, 1); p[metrics.Argmax(p)] >= tau {
+			n++
+		}
+	}
+	return n
 }

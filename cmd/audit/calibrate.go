@@ -19,6 +19,7 @@ type calibrateCmd struct {
 	threshold     float64
 	opts          metrics.CrossFitOptions
 	force         bool
+	of            outputFlags
 }
 
 func newCalibrateCmd(e *env) *cobra.Command {
@@ -34,8 +35,8 @@ and calibration is measured before and after on the answered, labelled claims â€
 run' reports when it applied the cross-fit. It also fits T on every labelled claim (the one
 to reuse with 'audit run --calibrate fixed --temperature T'). Below --min-calibration
 labelled claims it fits nothing and says so; a fit that lands on the bounds [0.05, 20] is
-flagged. It writes calibration_fit.json; with --sweep also temperature_sweep.parquet/.png
-(ECE and NLL over a grid of temperatures) and threshold_sweep.parquet/.png (coverage,
+flagged. It writes calibration_fit.json; with --sweep also temperature_sweep.parquet and its plot
+(ECE and NLL over a grid of temperatures) and threshold_sweep.parquet and its plot (coverage,
 selective risk and false-accept rates over abstain thresholds, calibrated stage
 cross-fitted).
 
@@ -48,7 +49,8 @@ committed as a whole; a DIR holding another run's files is refused unless --forc
 	f := cmd.Flags()
 	f.StringVar(&c.records, "records", "", "records.parquet of a run (required)")
 	f.StringVar(&c.out, "out", "", "output folder (required)")
-	f.BoolVar(&c.sweep, "sweep", false, "also write temperature and abstain-threshold sweeps (Parquet and PNG)")
+	f.BoolVar(&c.sweep, "sweep", false, "also write temperature and abstain-threshold sweeps (Parquet and plots)")
+	c.of.add(f, false)
 	f.Float64Var(&c.threshold, "ece-threshold", 0.10, "report whether auto calibration would apply at this ECE")
 	f.IntVar(&c.opts.K, "folds", metrics.DefaultFolds, "cross-fitting folds")
 	f.Uint64Var(&c.opts.Seed, "seed", 1, "fold assignment seed (the run's --seed gives its folds)")
@@ -63,6 +65,10 @@ func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	if err := checkFloats(cmd.Flags(), "ece-threshold"); err != nil {
+		return err
+	}
+	formats, _, err := c.of.parse()
+	if err != nil {
 		return err
 	}
 	if c.opts.K < 2 {
@@ -86,7 +92,7 @@ func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	if c.sweep {
-		if err := reports.WriteSweeps(dir.Stage(), reports.Meta{RunID: runID, ToolVersion: version()}, outs, cf.PerOutcome, cf.Full); err != nil {
+		if err := reports.WriteSweeps(dir.Stage(), reports.Meta{RunID: runID, ToolVersion: version()}, outs, cf.PerOutcome, cf.Full, formats); err != nil {
 			return err
 		}
 	}

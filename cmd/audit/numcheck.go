@@ -18,7 +18,7 @@ func newNumcheckCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "numcheck --policy P --claim VALUE --token TEXT",
 		Short: "Check one numeric token against a claimed value under a verification policy",
-		Long: `numcheck applies one numeric verification policy (seed 000) and prints the decision
+		Long: `numcheck applies one numeric verification policy and prints the decision
 with the policy used and the reason.
 
 Policies: exact, rounded (--decimals), abbr (1.5K = 1500), tolerance (--abs-tol,

@@ -10,11 +10,12 @@ import (
 	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 const reportLong = `report reads one or more records files (several files are shards of one run, read in
 the order given) and writes metrics.parquet, confusion.parquet, calibration.parquet,
-risk_coverage.parquet, the PNG plots and summary.json into DIR — the same files 'audit run'
+risk_coverage.parquet, the plots, report.html and summary.json into DIR — the same files 'audit run'
 writes, with the same values when --seed, --folds and --min-calibration match the run's.
 Each claim's calibrated probabilities come from the temperature in its record (cross-fitted
 by the run: a labelled claim's T was fitted without it), and the summary's calibration block
@@ -26,6 +27,36 @@ probabilities that are not finite: exit 2 naming the file and row). DIR is writt
 'audit run' writes its folder (locked, staged, committed as a whole); a run's own folder
 is refused, so a report never replaces a run's manifest.`
 
+// outputFlags are the report options audit run, report and calibrate
+// share: plot formats and metadata slices.
+type outputFlags struct {
+	plotFormat string
+	sliceBy    []string
+}
+
+func (o *outputFlags) add(f *pflag.FlagSet, slices bool) {
+	f.StringVar(&o.plotFormat, "plot-format", "png,svg", "formats of every plot: png, svg or png,svg")
+	if slices {
+		f.StringSliceVar(&o.sliceBy, "slice-by", nil, "also slice every metric by a claim metadata key, e.g. meta.topic (repeat or comma-separate)")
+	}
+}
+
+// parse checks the flags; their errors are usage errors.
+func (o *outputFlags) parse() (formats, keys []string, err error) {
+	formats, err = reports.ParsePlotFormats(o.plotFormat)
+	if err != nil {
+		return nil, nil, usageErrorf("--plot-format: %v", err)
+	}
+	for _, s := range o.sliceBy {
+		key, ok := strings.CutPrefix(strings.TrimSpace(s), "meta.")
+		if !ok || key == "" {
+			return nil, nil, usageErrorf("--slice-by %q: slices come from claim metadata, written meta.KEY (type, source and importance are always sliced)", s)
+		}
+		keys = append(keys, key)
+	}
+	return formats, keys, nil
+}
+
 // reportCmd is `audit report`.
 type reportCmd struct {
 	e             *env
@@ -34,6 +65,7 @@ type reportCmd struct {
 	folds, minCal int
 	sourceSlices  int
 	asJSON, force bool
+	of            outputFlags
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -54,6 +86,7 @@ func newReportCmd(e *env) *cobra.Command {
 	f.IntVar(&c.minCal, "min-calibration", metrics.DefaultMinCalibration, "fewest labelled claims a temperature is fitted on (as the run)")
 	f.IntVar(&c.sourceSlices, "source-slices", metrics.DefaultMaxSourceSlices, sourceSlicesHelp)
 	f.BoolVar(&c.asJSON, "json", false, "print summary.json on stdout instead of tables")
+	c.of.add(f, true)
 	f.BoolVar(&c.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	return cmd
 }
@@ -66,6 +99,10 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	gates, err := reports.ParseGates(c.failOn)
 	if err != nil {
 		return usageErrorf("%v", err)
+	}
+	formats, keys, err := c.of.parse()
+	if err != nil {
+		return err
 	}
 	for _, f := range files {
 		if err := checkReadable(filepath.Dir(f)); err != nil {
@@ -90,6 +127,7 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	cf := metrics.CrossFit(sh.Outcomes, metrics.CrossFitOptions{K: c.folds, Seed: c.seed, Min: c.minCal})
 	t, err := audit.ComputeReports(cmd.Context(), reports.Input{RunID: sh.RunID, ToolVersion: version(), Outcomes: sh.Outcomes,
 		Temperatures: sh.Temperatures, CrossFit: cf, Seed: c.seed, MaxSourceSlices: c.sourceSlices,
+		SliceBy: keys, PlotFormats: formats, Errors: sh.Errors(),
 		Manifest: reports.Manifest{Records: files, MadeBy: "audit report", Counts: reports.ManifestCount{Claims: len(sh.Outcomes)}}})
 	if err != nil {
 		return err

@@ -76,6 +76,7 @@ type runCmd struct {
 	tempFrom      string
 
 	force    bool
+	out      outputFlags
 	backends *backendFlags
 	bErr     error // a backend's options could not be bound
 }
@@ -122,6 +123,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
+	r.out.add(f, true)
 	// Each backend declares its own options; cmd/audit knows none of them.
 	r.backends, r.bErr = addBackendFlags(f, r.e.backends)
 	if r.bErr == nil {
@@ -188,7 +190,8 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		return usageErrorf("%v", err)
 	}
 	o.Gates = gates
-	return nil
+	o.PlotFormats, o.SliceBy, err = r.out.parse()
+	return err
 }
 
 func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
@@ -229,7 +232,13 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	o.WriteDir = out.Stage()
 	res, err := audit.Run(cmd.Context(), o)
 	if errors.Is(err, context.Canceled) {
+		if isTerminal(r.e.stderr) {
+			// The bar's line does not end until it finishes: start afresh.
+			fmt.Fprintln(r.e.stderr)
+		}
 		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o))
+		// The message says it all; no "context canceled" after it.
+		return &exitError{code: exitInterrupted, err: err, quiet: true}
 	}
 	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 		return err
@@ -284,8 +293,13 @@ func temperatureFrom(dir string) (float64, error) {
 func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
 	args := []string{"audit", "run"}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name != "resume" {
-			args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+		switch v := f.Value.(type) {
+		case pflag.SliceValue: // --slice-by a,b: not pflag's "[a,b]"
+			args = append(args, "--"+f.Name, shellQuote(strings.Join(v.GetSlice(), ",")))
+		default:
+			if f.Name != "resume" {
+				args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+			}
 		}
 	})
 	args = append(args, "--resume")

@@ -1,0 +1,169 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Export formats of `audit export`.
+const (
+	ExportCSV   = "csv"
+	ExportJSONL = "jsonl"
+)
+
+// columnName is a field's Parquet column name.
+func columnName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("parquet"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// RecordColumns are records.parquet's columns, in file order.
+func RecordColumns() []string {
+	t := reflect.TypeFor[Record]()
+	out := make([]string, t.NumField())
+	for i := range out {
+		out[i] = columnName(t.Field(i))
+	}
+	return out
+}
+
+// jsonValue writes v as JSON with the Parquet column names as keys, in
+// column order; nil pointers are null, NaN and Inf are null.
+func jsonValue(buf *bytes.Buffer, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			buf.WriteString("null")
+			return
+		}
+		jsonValue(buf, v.Elem())
+	case reflect.Struct:
+		buf.WriteByte('{')
+		for i := 0; i < v.NumField(); i++ {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			k, _ := json.Marshal(columnName(v.Type().Field(i)))
+			buf.Write(k)
+			buf.WriteByte(':')
+			jsonValue(buf, v.Field(i))
+		}
+		buf.WriteByte('}')
+	case reflect.Slice:
+		buf.WriteByte('[')
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			jsonValue(buf, v.Index(i))
+		}
+		buf.WriteByte(']')
+	case reflect.Map:
+		keys := make([]string, 0, v.Len())
+		for _, k := range v.MapKeys() {
+			keys = append(keys, k.String())
+		}
+		sort.Strings(keys)
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			kb, _ := json.Marshal(k)
+			buf.Write(kb)
+			buf.WriteByte(':')
+			jsonValue(buf, v.MapIndex(reflect.ValueOf(k)))
+		}
+		buf.WriteByte('}')
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			buf.WriteString("null")
+			return
+		}
+		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+	default:
+		b, _ := json.Marshal(v.Interface())
+		buf.Write(b)
+	}
+}
+
+// csvCell is a column's CSV text: scalars as themselves, null as the
+// empty string, lists, structs and maps as JSON.
+func csvCell(v reflect.Value) string {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return ""
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return v.String()
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return ""
+	case reflect.Map, reflect.Slice:
+		if v.Len() == 0 {
+			return ""
+		}
+	}
+	var buf bytes.Buffer
+	jsonValue(&buf, v)
+	return buf.String()
+}
+
+// ExportRecords writes records as CSV (a header of records.parquet's
+// column names, then one row per record; evidence, evidence_used and meta
+// as JSON text; null as an empty cell) or as JSONL (one object per
+// record, keys the column names, null as null).
+func ExportRecords(w io.Writer, format string, recs []Record) error {
+	switch format {
+	case ExportJSONL:
+		var buf bytes.Buffer
+		for _, r := range recs {
+			buf.Reset()
+			jsonValue(&buf, reflect.ValueOf(r))
+			buf.WriteByte('\n')
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return err
+			}
+		}
+		return nil
+	case ExportCSV:
+		cw := csv.NewWriter(w)
+		if err := cw.Write(RecordColumns()); err != nil {
+			return err
+		}
+		row := make([]string, len(RecordColumns()))
+		for _, r := range recs {
+			v := reflect.ValueOf(r)
+			for i := range row {
+				row[i] = csvCell(v.Field(i))
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	return fmt.Errorf("export format %q is not csv or jsonl", format)
+}

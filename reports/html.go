@@ -1,0 +1,286 @@
+package reports
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/claimaudit/claimaudit/metrics"
+)
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"num": num}).Parse(reportTemplate))
+
+// minSliceClaims is the fewest answered, labelled claims a slice needs to
+// be named the worst-calibrated: the ECE of a handful of claims is noise.
+const minSliceClaims = 30
+
+// htmlReport is what report.html shows.
+type htmlReport struct {
+	S           *Summary
+	M           Manifest
+	Calibration string
+	Headline    []htmlMetric
+	Predicted   []htmlPredicted
+	Confusion   [3]htmlConfRow
+	Labelled    int
+	Figures     []htmlFigure
+	Slices      []htmlSlice
+	Worst       *htmlSlice
+	SmallSlices int // slices left out of the table: too few claims
+	Errors      []htmlError
+	ErrorsShown int
+}
+
+type htmlMetric struct {
+	Label, Value, Interval, Raw string
+	Baseline                    bool
+}
+
+type htmlPredicted struct{ Label, Count, Share, Interval string }
+
+type htmlConfRow struct {
+	Gold  string
+	Cells [3]htmlConfCell
+}
+
+type htmlConfCell struct {
+	Count int
+	Share string
+	Alpha string // background opacity, by row share
+	Dark  bool   // white text
+}
+
+type htmlFigure struct {
+	Title string
+	Src   template.URL
+}
+
+type htmlSlice struct {
+	Name                                          string
+	N, Coverage, Accuracy, Majority, MacroF1, ECE string
+	Tier1FA                                       string
+	ece                                           float64
+	answered                                      float64
+}
+
+type htmlError struct {
+	Rank        int
+	ClaimID     string
+	Text        string
+	Gold, Pred  string
+	Confidence  string
+	Verdict     string
+	Source      string
+	Meta        string
+	Passage     []htmlSegment // the deciding passage's snippet, claim words marked
+	PassageFrom string
+	Rationale   string
+}
+
+// htmlSegment is a run of passage text; Hit marks a word the claim shares.
+type htmlSegment struct {
+	Text string
+	Hit  bool
+}
+
+func interval(s *Summary, name string) string {
+	if ci := s.Intervals[name]; ci != nil {
+		return fmt.Sprintf("[%.3f, %.3f]", ci[0], ci[1])
+	}
+	return ""
+}
+
+// html renders report.html: one self-contained file, the plots embedded
+// as SVG data, no scripts and nothing fetched.
+func (t *Tables) html(figs []*figure) ([]byte, error) {
+	s := &t.Summary
+	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors}
+	for _, h := range headline {
+		v, raw := num(s.Metrics[h.name]), num(s.RawMetrics[h.name])
+		if h.name == "degenerate_verifier" {
+			v = map[string]string{"—": "—", "1.000": "YES", "0.000": "no"}[v]
+			raw = ""
+		}
+		label := strings.TrimPrefix(h.label, "↳ ")
+		r.Headline = append(r.Headline, htmlMetric{Label: label, Value: v, Interval: interval(s, h.name), Raw: raw, Baseline: label != h.label})
+	}
+	for _, k := range metrics.ClassNames {
+		r.Predicted = append(r.Predicted, htmlPredicted{Label: k, Count: fmt.Sprintf("%.0f", deref(s.Metrics["pred_count_"+k])),
+			Share: num(s.Metrics["pred_rate_"+k]), Interval: interval(s, "pred_rate_"+k)})
+	}
+	for g, gold := range metrics.ClassNames {
+		row := htmlConfRow{Gold: gold}
+		total := 0
+		for _, p := range metrics.ClassNames {
+			total += s.Confusion[gold][p]
+		}
+		r.Labelled += total
+		for p, pred := range metrics.ClassNames {
+			c := htmlConfCell{Count: s.Confusion[gold][pred], Share: "—", Alpha: "0"}
+			if total > 0 {
+				f := float64(c.Count) / float64(total)
+				c.Share, c.Alpha, c.Dark = fmt.Sprintf("%.1f%%", 100*f), fmt.Sprintf("%.2f", 0.85*f), f > 0.55
+			}
+			row.Cells[p] = c
+		}
+		r.Confusion[g] = row
+	}
+	titles := map[string]string{"reliability": "Reliability diagram", "risk_coverage": "Risk–coverage",
+		"confusion": "Confusion matrix", "confidence": "Confidence by predicted label"}
+	for _, f := range figs {
+		b, err := f.render(FormatSVG)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s.svg: %w", f.name, err)
+		}
+		r.Figures = append(r.Figures, htmlFigure{Title: titles[f.name],
+			Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))})
+	}
+	r.Slices, r.Worst, r.SmallSlices = t.htmlSlices()
+	for i, rec := range t.errors {
+		r.Errors = append(r.Errors, htmlErrorOf(i+1, rec))
+	}
+	var buf bytes.Buffer
+	if err := reportTmpl.Execute(&buf, r); err != nil {
+		return nil, fmt.Errorf("render report.html: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// htmlSlices are the slice table's rows (calibrated stage): "all" and the
+// slices with at least minSliceClaims answered, labelled claims; the one
+// of those with the highest ECE; and how many smaller slices were left
+// out (metrics.parquet has them all).
+func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice, int) {
+	vals := map[string]map[string]*float64{}
+	var names []string
+	for _, m := range t.Metrics {
+		if m.Stage != StageCalibrated {
+			continue
+		}
+		if vals[m.Slice] == nil {
+			vals[m.Slice] = map[string]*float64{}
+			names = append(names, m.Slice)
+		}
+		vals[m.Slice][m.Metric] = m.Value
+	}
+	labelled := map[string]int64{} // answered, labelled claims per slice
+	for _, c := range t.Confusion {
+		labelled[c.Slice] += c.Count
+	}
+	var rows []htmlSlice
+	var worst *htmlSlice
+	small := 0
+	for _, name := range names {
+		v := vals[name]
+		n := "—"
+		if v["n"] != nil {
+			n = fmt.Sprintf("%.0f", *v["n"])
+		}
+		row := htmlSlice{Name: name, N: n, Coverage: num(v["coverage"]), Accuracy: num(v["accuracy"]),
+			Majority: num(v["majority_accuracy"]), MacroF1: num(v["macro_f1"]), ECE: num(v["ece_10"]),
+			Tier1FA: num(v["tier1_fa_conditional"]), ece: math.NaN()}
+		if v["ece_10"] != nil {
+			row.ece = *v["ece_10"]
+		}
+		row.answered = float64(labelled[name])
+		if name == "all" || row.answered >= minSliceClaims {
+			rows = append(rows, row)
+		} else {
+			small++
+		}
+		if name != "all" && !math.IsNaN(row.ece) && row.answered >= minSliceClaims && (worst == nil || row.ece > worst.ece) {
+			w := row
+			worst = &w
+		}
+	}
+	return rows, worst, small
+}
+
+func htmlErrorOf(rank int, r Record) htmlError {
+	e := htmlError{Rank: rank, ClaimID: r.ClaimID, Text: r.Text, Verdict: r.Verdict, Source: r.SourceID, Rationale: r.Rationale}
+	if r.GoldLabel != nil {
+		e.Gold = *r.GoldLabel
+	}
+	if r.PredictedLabel != nil {
+		e.Pred = *r.PredictedLabel
+	}
+	e.Confidence = num(r.Confidence)
+	if len(r.Meta) > 0 {
+		keys := make([]string, 0, len(r.Meta))
+		for k := range r.Meta {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + "=" + r.Meta[k]
+		}
+		e.Meta = strings.Join(keys, ", ")
+	}
+	if u := r.EvidenceUsed; u != nil && u.Rank >= 1 && int(u.Rank) <= len(r.Evidence) {
+		ev := r.Evidence[u.Rank-1]
+		e.Passage = markShared(ev.Snippet, r.Text)
+		e.PassageFrom = fmt.Sprintf("passage %s (rank %d, document %s, characters %d–%d)", u.PassageID, u.Rank, ev.DocID, ev.Start, ev.End)
+	}
+	return e
+}
+
+// markShared splits a passage into runs, marking the words (of four or
+// more letters or digits, case-folded) it shares with the claim.
+func markShared(passage, claim string) []htmlSegment {
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(claim, func(r rune) bool { return !isWord(r) }) {
+		if len([]rune(w)) >= 4 {
+			words[strings.ToLower(w)] = true
+		}
+	}
+	var out []htmlSegment
+	add := func(s string, hit bool) {
+		if s == "" {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].Hit == hit {
+			out[n-1].Text += s
+			return
+		}
+		out = append(out, htmlSegment{Text: s, Hit: hit})
+	}
+	rs := []rune(passage)
+	for i := 0; i < len(rs); {
+		j := i
+		for j < len(rs) && isWord(rs[j]) == isWord(rs[i]) {
+			j++
+		}
+		seg := string(rs[i:j])
+		add(seg, isWord(rs[i]) && words[strings.ToLower(seg)])
+		i = j
+	}
+	return out
+}
+
+// writeHTML writes report.html.
+func (t *Tables) writeHTML(dir string, figs []*figure) error {
+	b, err := t.html(figs)
+	if err != nil {
+		return err
+	}
+	f, err := CreateAtomic(filepath.Join(dir, "report.html"))
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
