@@ -260,14 +260,6 @@ report-shot: demo
 	@grep -q '&lt;script&gt;document.title' $(SHOT_DIR)/hostile.dom.html || { echo "report-shot: the claim text is missing"; exit 1; }
 	@echo "report-shot: claim text with <script> rendered as text"
 
-## weights: rebuild the lexical verifier's embedded weights, byte for byte, from a
-## generated training split (seed 101; the demo uses 2026 and benchmarks 202)
-WEIGHTS_DATA := .cache/weights-data
-weights:
-	$(GO) run ./cmd/audit gen --out $(WEIGHTS_DATA) --claims 6000 --docs 2000 --seed 101
-	$(GO) run ./cmd/audit train --corpus $(WEIGHTS_DATA)/corpus.jsonl --spans $(WEIGHTS_DATA)/spans.jsonl \
-	  --claims $(WEIGHTS_DATA)/claims.jsonl --gold $(WEIGHTS_DATA)/gold.jsonl --out adjudicate/lexical/weights.json
-
 ## demo-data: regenerate the committed demo set (seed 2026; weights use other seeds)
 demo-data:
 	$(GO) run ./cmd/audit gen --out $(DEMO) --claims 600 --docs 300 --seed 2026
