@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -72,11 +73,11 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	}
-	sh, err := reports.ReadShards(files)
+	in, err := c.input(cmd, files)
 	if err != nil {
-		return &exitError{code: exitInput, err: err}
+		return err
 	}
-	if len(sh.Outcomes) == 0 {
+	if len(in.Outcomes) == 0 {
 		return usageErrorf("%s: no records: there is nothing to report", strings.Join(files, ", "))
 	}
 	dir, err := openOut(c.out, c.force)
@@ -87,10 +88,7 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	if p := dir.Prior(); p != nil && p.MadeBy != "audit report" {
 		return usageErrorf("%s holds %s: a report never replaces a run's manifest; write it to another --out", c.out, describeRun(p))
 	}
-	cf := metrics.CrossFit(sh.Outcomes, metrics.CrossFitOptions{K: c.folds, Seed: c.seed, Min: c.minCal})
-	t, err := audit.ComputeReports(cmd.Context(), reports.Input{RunID: sh.RunID, ToolVersion: version(), Outcomes: sh.Outcomes,
-		Temperatures: sh.Temperatures, CrossFit: cf, Seed: c.seed, MaxSourceSlices: c.sourceSlices,
-		Manifest: reports.Manifest{Records: files, MadeBy: "audit report", Counts: reports.ManifestCount{Claims: len(sh.Outcomes)}}})
+	t, err := audit.ComputeReports(cmd.Context(), in)
 	if err != nil {
 		return err
 	}
@@ -98,7 +96,7 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	if err := t.Write(dir.Stage()); err != nil {
 		return err
 	}
-	if err := dir.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit report", RunID: sh.RunID}); err != nil {
+	if err := dir.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit report", RunID: in.RunID}); err != nil {
 		return err
 	}
 	if c.asJSON {
@@ -106,12 +104,47 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.e.stdout, "%s → %s (run %s)\n", plural(len(sh.Outcomes), "record"), c.out, sh.RunID)
+		fmt.Fprintf(c.e.stdout, "%s → %s (run %s)\n", plural(len(in.Outcomes), "record"), c.out, in.RunID)
 		if err := reports.PrintTables(c.e.stdout, &t.Summary); err != nil {
 			return err
 		}
 	}
 	return gateError(t.Summary.Gates)
+}
+
+// input reads the records: the shards of a sharded run are merged and
+// calibrated over their union as the whole run would have been
+// (audit.MergeShards), with the run's seed, folds and minimum; any other
+// records are reported with the temperatures they hold.
+func (c *reportCmd) input(cmd *cobra.Command, files []string) (reports.Input, error) {
+	in := reports.Input{ToolVersion: version(), MaxSourceSlices: c.sourceSlices,
+		Manifest: reports.Manifest{Records: files, MadeBy: "audit report"}}
+	m, err := audit.MergeShards(files)
+	switch {
+	case errors.Is(err, audit.ErrNotShards):
+		sh, err := reports.ReadShards(files)
+		if err != nil {
+			return in, &exitError{code: exitInput, err: err}
+		}
+		in.RunID, in.Outcomes, in.Temperatures, in.Seed = sh.RunID, sh.Outcomes, sh.Temperatures, c.seed
+		in.CrossFit = metrics.CrossFit(sh.Outcomes, metrics.CrossFitOptions{K: c.folds, Seed: c.seed, Min: c.minCal})
+	case err != nil:
+		return in, &exitError{code: exitInput, err: err}
+	default:
+		s := m.Settings
+		for _, f := range []struct {
+			name      string
+			flag, run uint64
+		}{{"seed", c.seed, s.Seed}, {"folds", uint64(c.folds), uint64(s.Folds)}, {"min-calibration", uint64(c.minCal), uint64(s.MinCalibration)}} {
+			if cmd.Flags().Changed(f.name) && f.flag != f.run {
+				return in, usageErrorf("--%s %d: the shards were run with --%s %d, and their union is calibrated as that run would have been", f.name, f.flag, f.name, f.run)
+			}
+		}
+		in.RunID, in.Outcomes, in.Temperatures, in.CrossFit, in.Seed = m.RunID, m.Outcomes, m.Temperatures, m.CrossFit, s.Seed
+		c.e.log.Info("merged shards", "shards", m.Shards, "claims", len(m.Outcomes), "calibration", s.Calibrate)
+	}
+	in.Manifest.Counts.Claims = len(in.Outcomes)
+	return in, nil
 }
 
 // sourceSlicesHelp is shared by run and report, which must agree for a
