@@ -62,8 +62,8 @@ type Options struct {
 	// no reports are written; `audit report` over every shard's records
 	// calibrates and reports the union (MergeShards). The run id is the
 	// whole run's, whichever shard.
-	Shard Shard
-	MaxErrorRate      float64 // adjudication errors above this share of claims fail the run; default 0.01
+	Shard        Shard
+	MaxErrorRate float64 // adjudication errors above this share of claims fail the run; default 0.01
 
 	// NumericPolicy decides whether a retrieved passage's number agrees
 	// with a claim's (claims.MatchOptions.Policy): default auto.
@@ -97,7 +97,7 @@ type Result struct {
 	Outcomes     []metrics.Outcome
 	Timings      reports.Timings
 	Tables       *reports.Tables // nil for a shard
-	CacheHits    int // verdicts reused from the --resume cache
+	CacheHits    int             // verdicts reused from the --resume cache
 }
 
 // ErrTooManyErrors fails a run whose adjudication errors exceed the bound;

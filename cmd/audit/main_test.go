@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
