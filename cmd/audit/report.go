@@ -13,9 +13,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const reportLong = `report reads one or more records files (several files are shards of one run, read in
-the order given) and writes metrics.parquet, confusion.parquet, calibration.parquet,
-risk_coverage.parquet, the PNG plots and summary.json into DIR — the same files 'audit run'
+const reportLong = `report reads one or more records files (--records, and any arguments after the flags)
+and writes metrics.parquet, confusion.parquet, calibration.parquet, risk_coverage.parquet, the PNG plots and summary.json into DIR — the same files 'audit run'
 writes, with the same values when --seed, --folds and --min-calibration match the run's.
 Each claim's calibrated probabilities come from the temperature in its record (cross-fitted
 by the run: a labelled claim's T was fitted without it), and the summary's calibration block
@@ -25,7 +24,18 @@ is the cross-fit recomputed from the records' logits and claim ids. --fail-on wo
 Every record is checked first (a temperature that is not a positive number, logits or
 probabilities that are not finite: exit 2 naming the file and row). DIR is written as
 'audit run' writes its folder (locked, staged, committed as a whole); a run's own folder
-is refused, so a report never replaces a run's manifest.`
+is refused, so a report never replaces a run's manifest.
+
+Shards: the records of 'audit run --shard i/N' (or --shards N under a scheduler) are
+decided at T = 1, and their folders' manifests say which shard they are. Given every
+shard of one run (in any order: --records shard-*/records.parquet), report puts the
+claims back in claims-file order, cross-fits the temperature over their union with the
+run's --seed, --folds and --min-calibration, gives each claim the temperature the run's
+--calibrate mode gives it, and takes again the decisions that depend on the calibrated
+confidence (--abstain-below, and through it --numeric-effect override): the reports are
+those one run over all the claims writes. A missing or repeated shard, or a whole run
+among shards, is refused (exit 2). Several files that are not shards are merged as they
+are: one run id, no claim twice, each claim at the temperature its record holds.`
 
 // reportCmd is `audit report`.
 type reportCmd struct {
@@ -40,10 +50,9 @@ type reportCmd struct {
 func newReportCmd(e *env) *cobra.Command {
 	c := &reportCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "report --records F [--records F ...] --out DIR [--fail-on EXPR]",
+		Use:   "report --records F [--records F ...] [F ...] --out DIR [--fail-on EXPR]",
 		Short: "Recompute every metric, table and plot from records.parquet",
 		Long:  reportLong,
-		Args:  cobra.NoArgs,
 		RunE:  c.run,
 	}
 	f := cmd.Flags()
@@ -59,8 +68,11 @@ func newReportCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
+func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 	files, _ := cmd.Flags().GetStringArray("records")
+	// Arguments are more records files: --records shard-*/records.parquet
+	// works as the shell expands it.
+	files = append(files, args...)
 	if len(files) == 0 || c.out == "" {
 		return usageErrorf("%s: --records and --out are required", cmd.CommandPath())
 	}
