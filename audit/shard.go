@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -85,7 +86,10 @@ func MergeShards(files []string) (*Merged, error) {
 	)
 	for _, f := range files {
 		m, err := reports.ReadManifest(filepath.Dir(f))
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			m = &reports.Manifest{} // records without their folder: not a shard
+		case err != nil:
 			return nil, fmt.Errorf("%s: read its run's manifest: %w", f, err)
 		}
 		switch {
