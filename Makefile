@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: all build test race lint tidy-check deploy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -43,6 +43,12 @@ tidy-check:
 
 ## bench: every package's benchmarks, then end-to-end runs; figures go in
 ## BENCHMARKS.md by hand
+## deploy-check: the Kubernetes manifests and Slurm scripts of deploy/, checked
+## without a cluster (kubectl's offline decode when kubectl is installed, a
+## structure check, and their commands run locally; see deploy/check.sh)
+deploy-check: build
+	bash deploy/check.sh $(BIN)/audit
+
 bench: bench-e2e
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 

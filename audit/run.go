@@ -57,7 +57,13 @@ type Options struct {
 	Folds             int     // cross-fitting folds; default metrics.DefaultFolds
 	MinCalibration    int     // fewest labelled claims to fit a temperature on; default metrics.DefaultMinCalibration
 	Resume            bool    // reuse verdicts cached in OutDir/.cache
-	MaxErrorRate      float64 // adjudication errors above this share of claims fail the run; default 0.01
+	// Shard, when it splits the run (Count > 1), audits only the claims
+	// claims.ShardOf assigns it: their records are decided at T = 1 and
+	// no reports are written; `audit report` over every shard's records
+	// calibrates and reports the union (MergeShards). The run id is the
+	// whole run's, whichever shard.
+	Shard        Shard
+	MaxErrorRate float64 // adjudication errors above this share of claims fail the run; default 0.01
 
 	// NumericPolicy decides whether a retrieved passage's number agrees
 	// with a claim's (claims.MatchOptions.Policy): default auto.
@@ -92,8 +98,8 @@ type Result struct {
 	Temperatures []float64
 	Outcomes     []metrics.Outcome
 	Timings      reports.Timings
-	Tables       *reports.Tables
-	CacheHits    int // verdicts reused from the --resume cache
+	Tables       *reports.Tables // nil for a shard
+	CacheHits    int             // verdicts reused from the --resume cache
 
 	errors []reports.Record // the misclassified claims report.html shows
 }
@@ -139,7 +145,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(ctx, in, ix, v, res) })
+	if o.Shard.Sharded() {
+		err = reports.WriteManifest(o.WriteDir, reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion}, o.manifest(in, ix, v, res))
+	} else {
+		res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(ctx, in, ix, v, res) })
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +241,12 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	}
 	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence()}
 	in.total, _ = cv.Counts()
+	if o.Shard.Sharded() {
+		var err error
+		if in.total, err = o.shardCount(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range []struct{ role, path string }{{"claims", o.ClaimsPath}, {"gold", o.GoldPath}} {
 		if f.path == "" {
 			continue
@@ -242,6 +258,18 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 		in.files = append(in.files, corpus.Input{Role: f.role, Path: f.path, SHA256: sum, Bytes: n})
 	}
 	return in, nil
+}
+
+// shardCount counts the claims of the run's shard.
+func (o *Options) shardCount(ctx context.Context) (int, error) {
+	n := 0
+	err := claims.Scan(ctx, o.ClaimsPath, nil, func(c claims.Claim) error {
+		if o.Shard.Holds(c.ID) {
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
 
 // index is the open passage index with the manifest it was built under.
@@ -307,15 +335,22 @@ func versionOf(v adjudicate.Verifier, name string) string {
 // manifest is the audit trail of a run (seed 002 §9): inputs and their
 // hashes, settings, versions, counts and per-stage timings.
 func (o *Options) manifest(in *inputs, ix *index, v adjudicate.Verifier, res *Result) reports.Manifest {
+	temperature := res.Temperature
+	if o.Shard.Sharded() {
+		temperature = o.Temperature // a shard applies none: the report over all shards needs --calibrate fixed's T
+	}
 	m := reports.Manifest{MadeBy: "audit run",
 		Settings: &reports.RunSettings{K: o.K, BatchSize: o.BatchSize, Workers: o.Workers, AbstainBelow: o.AbstainBelow,
-			MinRetrievalScore: o.MinRetrievalScore, Calibrate: o.Calibrate, Temperature: res.Temperature,
+			MinRetrievalScore: o.MinRetrievalScore, Calibrate: o.Calibrate, Temperature: temperature,
 			ECEThreshold: o.ECEThreshold, Seed: o.Seed, Folds: o.Folds, MinCalibration: o.MinCalibration,
 			TemperatureFrom: o.TemperatureFrom, Resume: o.Resume, Index: o.IndexDir, Passages: ix.manifest.Passages,
 			NumericPolicy: o.NumericPolicy, NumericEffect: string(o.NumericEffect)},
 		Verifier: &reports.VerifierInfo{Name: o.VerifierName, Version: versionOf(v, o.VerifierName)},
 		Counts:   reports.ManifestCount{Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors},
 		Timings:  &res.Timings,
+	}
+	if o.Shard.Sharded() {
+		m.Shard = &reports.ShardInfo{Index: o.Shard.Index, Count: o.Shard.Count}
 	}
 	for _, f := range append(append([]corpus.Input(nil), ix.manifest.Inputs...), in.files...) {
 		m.Inputs = append(m.Inputs, reports.InputFile{Role: f.Role, Path: f.Path, SHA256: f.SHA256, Bytes: f.Bytes})

@@ -22,6 +22,7 @@ import (
 // verified is what a claim carries from verification to its record.
 type verified struct {
 	Claim     claims.Claim         `json:"claim"`
+	Index     int                  `json:"index"` // the claim's position in the claims file
 	Passages  []adjudicate.Passage `json:"passages"`
 	Verdict   adjudicate.Verdict   `json:"verdict"`
 	Err       string               `json:"err,omitempty"`
@@ -96,14 +97,14 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan adjudicate.Job[claims.Claim], 256)
+	jobs := make(chan adjudicate.Job[item], 256)
 	readErr := make(chan error, 1)
 	go func() { readErr <- o.feed(ctx, ix, in.gold, jobs) }()
 	done := 0
 	err = adjudicate.Schedule(ctx, v, jobs, adjudicate.SchedulerOptions{BatchSize: o.BatchSize, Workers: o.Workers},
-		func(r adjudicate.Result[claims.Claim]) error {
-			s := verified{Claim: r.Item, Passages: r.Pair.Passages, Verdict: r.Verdict, LatencyMS: float64(r.Latency.Microseconds()) / 1000,
-				GoldEvidence: in.evidence[r.Item.ID]}
+		func(r adjudicate.Result[item]) error {
+			s := verified{Claim: r.Item.claim, Index: r.Item.index, Passages: r.Pair.Passages, Verdict: r.Verdict,
+				LatencyMS: float64(r.Latency.Microseconds()) / 1000, GoldEvidence: in.evidence[r.Item.claim.ID]}
 			res.Timings.VerifyBusy += reports.Seconds(r.Latency)
 			if r.Err == nil {
 				r.Err = checkProbabilities(r.Verdict.Logits)
@@ -113,7 +114,7 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 				res.Errors++
 			}
 			done++
-			o.Log.Debug("verified", "claim", r.Item.ID, "passages", len(r.Pair.Passages), "batch_tries", r.Tries,
+			o.Log.Debug("verified", "claim", r.Item.claim.ID, "passages", len(r.Pair.Passages), "batch_tries", r.Tries,
 				"latency_ms", s.LatencyMS, "logits", r.Verdict.Logits, "err", s.Err)
 			if o.Progress != nil {
 				o.Progress(done, in.total)
@@ -143,9 +144,17 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	return sp, nil
 }
 
-// feed streams claims, retrieves their passages in parallel chunks (keeping
-// order) and sends each claim with its pair to the scheduler.
-func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.Label, jobs chan<- adjudicate.Job[claims.Claim]) error {
+// item is a claim on its way through the scheduler, with its position in
+// the claims file.
+type item struct {
+	claim claims.Claim
+	index int
+}
+
+// feed streams claims (a shard's only, with --shard), retrieves their
+// passages in parallel chunks (keeping order) and sends each claim with its
+// pair to the scheduler.
+func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.Label, jobs chan<- adjudicate.Job[item]) error {
 	defer close(jobs)
 	var unknown struct {
 		sync.Mutex
@@ -169,7 +178,11 @@ func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.La
 				"cites", unknown.n, "first", strings.Join(unknown.first, ", "))
 		}
 	}()
-	var chunk []claims.Claim
+	var (
+		chunk   []claims.Claim
+		indexes []int
+		next    int // the next claim's position in the file
+	)
 	flush := func() error {
 		ps, err := r.Pairs(ctx, chunk, 0)
 		if err != nil {
@@ -177,16 +190,21 @@ func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.La
 		}
 		for i, p := range ps {
 			select {
-			case jobs <- adjudicate.Job[claims.Claim]{Pair: p, Item: chunk[i]}:
+			case jobs <- adjudicate.Job[item]{Pair: p, Item: item{claim: chunk[i], index: indexes[i]}}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
-		chunk = chunk[:0]
+		chunk, indexes = chunk[:0], indexes[:0]
 		return nil
 	}
 	err := claims.Scan(ctx, o.ClaimsPath, gold, func(c claims.Claim) error {
-		chunk = append(chunk, c)
+		i := next
+		next++
+		if !o.Shard.Holds(c.ID) {
+			return nil
+		}
+		chunk, indexes = append(chunk, c), append(indexes, i)
 		if len(chunk) == 64 {
 			return flush()
 		}
@@ -219,7 +237,14 @@ func (c calibration) temp(i int) float64 {
 // the other folds, claims without gold the full-data T — when the raw
 // 10-bin ECE exceeds the threshold; fixed applies one given T to every
 // claim; off applies none.
+//
+// A shard of a run fits nothing: its claims are decided at T = 1 and
+// `audit report` calibrates the union of the shards (MergeShards).
 func (o *Options) calibrate(sp *spool) (calibration, error) {
+	if o.Shard.Sharded() {
+		o.Log.Info("calibration deferred to audit report over all shards", "shard", o.Shard.String())
+		return calibration{result: metrics.CalibrationResult{Temperature: 1}}, nil
+	}
 	var prelim []metrics.Outcome
 	err := sp.each(func(_ int, v verified) error {
 		prelim = append(prelim, o.decide(v, 1).outcome(v))
@@ -228,6 +253,21 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 	if err != nil {
 		return calibration{}, err
 	}
+	c := o.calibrateOutcomes(prelim)
+	switch cf := c.result.CrossFit; {
+	case !cf.Fitted:
+		o.Log.Info("no temperature fitted", "why", cf.Reason)
+	case cf.FullAtBound:
+		o.Log.Warn("the fitted temperature sits on its bound: the fit says more about the data than about calibration", "temperature", cf.Full)
+	default:
+		o.Log.Info("temperature fitted", "full", cf.Full, "applied", c.result.Applied, "labelled", cf.Labelled, "folds", cf.K)
+	}
+	return c, nil
+}
+
+// calibrateOutcomes is calibrate's rule on the outcomes decided at T = 1:
+// a whole run's, or the union of its shards' (MergeShards).
+func (o *Options) calibrateOutcomes(prelim []metrics.Outcome) calibration {
 	c := calibration{result: metrics.Calibrate(prelim, metrics.CalibrateOptions{Threshold: o.ECEThreshold,
 		Folds: o.Folds, Seed: o.Seed, Min: o.MinCalibration})}
 	cf := c.result.CrossFit
@@ -246,15 +286,7 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 			c.temps = cf.PerOutcome
 		}
 	}
-	switch {
-	case !cf.Fitted:
-		o.Log.Info("no temperature fitted", "why", cf.Reason)
-	case cf.FullAtBound:
-		o.Log.Warn("the fitted temperature sits on its bound: the fit says more about the data than about calibration", "temperature", cf.Full)
-	default:
-		o.Log.Info("temperature fitted", "full", cf.Full, "applied", c.result.Applied, "labelled", cf.Labelled, "folds", cf.K)
-	}
-	return c, nil
+	return c
 }
 
 // writeRecords decides every claim at its temperature and writes

@@ -21,7 +21,7 @@ const expectCols = {
     'raw_p_insufficient', 'logit_supported', 'logit_unsupported', 'logit_insufficient', 'temperature', 'correct', 'tier1_fa',
     'tier2_fa', 'action', 'verdict', 'numeric_check', 'numeric_policy', 'evidence', 'evidence_used', 'meta', 'rationale', 'error', 'latency_ms',
     'verifier', 'run_id',
-    'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by',
+    'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by', 'claim_index',
     'gold_evidence', 'gold_evidence_retrieved', 'gold_evidence_rank'],
   'metrics.parquet': ['run_id', 'metric', 'slice', 'stage', 'value', 'ci_low', 'ci_high'],
   'confusion.parquet': ['run_id', 'slice', 'gold_label', 'predicted_label', 'count'],

@@ -1,7 +1,10 @@
 package reports
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -26,6 +29,39 @@ type Manifest struct {
 	Verifier        *VerifierInfo `json:"verifier,omitempty"`
 	Counts          ManifestCount `json:"counts"`
 	Timings         *Timings      `json:"timings_seconds,omitempty"`
+	// Shard says which shard of its run this folder holds (audit run
+	// --shard); absent for a whole run.
+	Shard *ShardInfo `json:"shard,omitempty"`
+}
+
+// ShardInfo names one shard of a run split Count ways (0 ≤ Index < Count).
+// Its records are decided at T = 1: `audit report` over every shard
+// calibrates their union.
+type ShardInfo struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// ReadManifest reads the manifest.json in dir.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, "manifest.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}
+
+// WriteManifest writes m as dir/manifest.json, stamped with meta and the
+// schema versions.
+func WriteManifest(dir string, meta Meta, m Manifest) error {
+	m.RunID, m.ToolVersion, m.SchemaVersion, m.ManifestVersion = meta.RunID, meta.ToolVersion, SchemaVersion, ManifestVersion
+	m.WrittenAt = time.Now().UTC().Format(time.RFC3339)
+	return writeJSON(filepath.Join(dir, "manifest.json"), m)
 }
 
 // InputFile is one input of a run.

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/claimaudit/claimaudit/metrics"
 )
@@ -474,10 +473,7 @@ func (t *Tables) Write(dir string) error {
 	if err := writeJSON(filepath.Join(dir, "summary.json"), t.Summary); err != nil {
 		return err
 	}
-	m := t.manifest
-	m.RunID, m.ToolVersion, m.SchemaVersion, m.ManifestVersion = t.meta.RunID, t.meta.ToolVersion, SchemaVersion, ManifestVersion
-	m.WrittenAt = time.Now().UTC().Format(time.RFC3339)
-	return writeJSON(filepath.Join(dir, "manifest.json"), m)
+	return WriteManifest(dir, t.meta, t.manifest)
 }
 
 func writeRows[T any](path string, m Meta, rows []T) error {

@@ -114,6 +114,9 @@ type Record struct {
 	// set predicted_label. Both null when abstained.
 	VerifierLabel *string `parquet:"verifier_label,optional,dict"`
 	DecidedBy     *string `parquet:"decided_by,optional,dict"`
+	// ClaimIndex is the claim's position in the claims file (0-based): the
+	// row order of a single run, which merging shards restores.
+	ClaimIndex int64 `parquet:"claim_index"`
 
 	// Gold evidence (docs/format/claims.md): the ids the gold file names,
 	// whether a retrieved passage is one of them (its span or document),

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -42,8 +45,63 @@ func TestScripts(t *testing.T) {
 			e.Setenv("SMALL", small)
 			return nil
 		},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 	})
+}
+
+// latencyLine is a wall-clock latency percentile in summary.json: it
+// measures the process that verified the claims, so no two runs (two
+// single runs neither) agree on it.
+var latencyLine = regexp.MustCompile(`("latency_p(?:50|99)_ms": )[^,\n]+`)
+
+// sameReports DIR_A DIR_B: the two folders' summary.json are equal byte
+// for byte but for the latency percentiles, and their metrics, confusion,
+// calibration and risk-coverage tables are equal row for row (the latency
+// metrics aside).
+func sameReports(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sameReports DIR_A DIR_B")
+	}
+	read := func(dir, name string) string { return ts.ReadFile(filepath.Join(dir, name)) }
+	a, b := latencyLine.ReplaceAllString(read(args[0], "summary.json"), "${1}0"), latencyLine.ReplaceAllString(read(args[1], "summary.json"), "${1}0")
+	if a != b {
+		ts.Fatalf("summary.json of %s and %s differ (beyond latency):\n%s", args[0], args[1], firstDiff(a, b))
+	}
+	if n := len(latencyLine.FindAllString(a, -1)); n == 0 {
+		ts.Fatalf("summary.json has no latency percentiles: the mask is stale")
+	}
+	sameRows[reports.MetricRow](ts, args, "metrics.parquet", func(r reports.MetricRow) bool { return !strings.HasPrefix(r.Metric, "latency_") })
+	sameRows[reports.ConfusionRow](ts, args, "confusion.parquet", nil)
+	sameRows[reports.CalibrationRow](ts, args, "calibration.parquet", nil)
+	sameRows[reports.RiskCoverageRow](ts, args, "risk_coverage.parquet", nil)
+}
+
+func sameRows[T any](ts *testscript.TestScript, dirs []string, name string, keep func(T) bool) {
+	var rows [2][]T
+	for i, d := range dirs {
+		rs, err := reports.ReadParquet[T](ts.MkAbs(filepath.Join(d, name)))
+		ts.Check(err)
+		for _, r := range rs {
+			if keep == nil || keep(r) {
+				rows[i] = append(rows[i], r)
+			}
+		}
+	}
+	if len(rows[0]) == 0 || !reflect.DeepEqual(rows[0], rows[1]) {
+		ts.Fatalf("%s of %s and %s differ (%d and %d rows)", name, dirs[0], dirs[1], len(rows[0]), len(rows[1]))
+	}
+}
+
+// firstDiff shows the first line where a and b differ.
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("%d lines against %d", len(la), len(lb))
 }
 
 func TestExitCodes(t *testing.T) {

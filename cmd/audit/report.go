@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -13,9 +14,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-const reportLong = `report reads one or more records files (several files are shards of one run, read in
-the order given) and writes metrics.parquet, confusion.parquet, calibration.parquet,
-risk_coverage.parquet, the plots, report.html and summary.json into DIR — the same files 'audit run'
+const reportLong = `report reads one or more records files (--records, and any arguments after the flags)
+and writes metrics.parquet, confusion.parquet, calibration.parquet, risk_coverage.parquet,
+outputs.parquet, the plots, report.html and summary.json into DIR — the same files 'audit run'
 writes, with the same values when --seed, --folds and --min-calibration match the run's.
 Each claim's calibrated probabilities come from the temperature in its record (cross-fitted
 by the run: a labelled claim's T was fitted without it), and the summary's calibration block
@@ -25,7 +26,18 @@ is the cross-fit recomputed from the records' logits and claim ids. --fail-on wo
 Every record is checked first (a temperature that is not a positive number, logits or
 probabilities that are not finite: exit 2 naming the file and row). DIR is written as
 'audit run' writes its folder (locked, staged, committed as a whole); a run's own folder
-is refused, so a report never replaces a run's manifest.`
+is refused, so a report never replaces a run's manifest.
+
+Shards: the records of 'audit run --shard i/N' (or --shards N under a scheduler) are
+decided at T = 1, and their folders' manifests say which shard they are. Given every
+shard of one run (in any order: --records shard-*/records.parquet), report puts the
+claims back in claims-file order, cross-fits the temperature over their union with the
+run's --seed, --folds and --min-calibration, gives each claim the temperature the run's
+--calibrate mode gives it, and takes again the decisions that depend on the calibrated
+confidence (--abstain-below, and through it --numeric-effect override): the reports are
+those one run over all the claims writes. A missing or repeated shard, or a whole run
+among shards, is refused (exit 2). Several files that are not shards are merged as they
+are: one run id, no claim twice, each claim at the temperature its record holds.`
 
 // outputFlags are the report options audit run, report and calibrate
 // share: plot formats and metadata slices.
@@ -71,10 +83,9 @@ type reportCmd struct {
 func newReportCmd(e *env) *cobra.Command {
 	c := &reportCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "report --records F [--records F ...] --out DIR [--fail-on EXPR]",
+		Use:   "report --records F [--records F ...] [F ...] --out DIR [--fail-on EXPR]",
 		Short: "Recompute every metric, table and plot from records.parquet",
 		Long:  reportLong,
-		Args:  cobra.NoArgs,
 		RunE:  c.run,
 	}
 	f := cmd.Flags()
@@ -91,8 +102,11 @@ func newReportCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
+func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 	files, _ := cmd.Flags().GetStringArray("records")
+	// Arguments are more records files: --records shard-*/records.parquet
+	// works as the shell expands it.
+	files = append(files, args...)
 	if len(files) == 0 || c.out == "" {
 		return usageErrorf("%s: --records and --out are required", cmd.CommandPath())
 	}
@@ -109,11 +123,11 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	}
-	sh, err := reports.ReadShards(files)
+	in, err := c.input(cmd, files)
 	if err != nil {
-		return &exitError{code: exitInput, err: err}
+		return err
 	}
-	if len(sh.Outcomes) == 0 {
+	if len(in.Outcomes) == 0 {
 		return usageErrorf("%s: no records: there is nothing to report", strings.Join(files, ", "))
 	}
 	dir, err := openOut(c.out, c.force)
@@ -124,11 +138,8 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	if p := dir.Prior(); p != nil && p.MadeBy != "audit report" {
 		return usageErrorf("%s holds %s: a report never replaces a run's manifest; write it to another --out", c.out, describeRun(p))
 	}
-	cf := metrics.CrossFit(sh.Outcomes, metrics.CrossFitOptions{K: c.folds, Seed: c.seed, Min: c.minCal})
-	t, err := audit.ComputeReports(cmd.Context(), reports.Input{RunID: sh.RunID, ToolVersion: version(), Outcomes: sh.Outcomes,
-		Temperatures: sh.Temperatures, CrossFit: cf, Seed: c.seed, MaxSourceSlices: c.sourceSlices,
-		SliceBy: keys, PlotFormats: formats, Errors: sh.Errors(),
-		Manifest: reports.Manifest{Records: files, MadeBy: "audit report", Counts: reports.ManifestCount{Claims: len(sh.Outcomes)}}})
+	in.SliceBy, in.PlotFormats = keys, formats
+	t, err := audit.ComputeReports(cmd.Context(), in)
 	if err != nil {
 		return err
 	}
@@ -136,7 +147,7 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 	if err := t.Write(dir.Stage()); err != nil {
 		return err
 	}
-	if err := dir.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit report", RunID: sh.RunID}); err != nil {
+	if err := dir.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit report", RunID: in.RunID}); err != nil {
 		return err
 	}
 	if c.asJSON {
@@ -144,12 +155,47 @@ func (c *reportCmd) run(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.e.stdout, "%s → %s (run %s)\n", plural(len(sh.Outcomes), "record"), c.out, sh.RunID)
+		fmt.Fprintf(c.e.stdout, "%s → %s (run %s)\n", plural(len(in.Outcomes), "record"), c.out, in.RunID)
 		if err := reports.PrintTables(c.e.stdout, &t.Summary); err != nil {
 			return err
 		}
 	}
 	return gateError(t.Summary.Gates)
+}
+
+// input reads the records: the shards of a sharded run are merged and
+// calibrated over their union as the whole run would have been
+// (audit.MergeShards), with the run's seed, folds and minimum; any other
+// records are reported with the temperatures they hold.
+func (c *reportCmd) input(cmd *cobra.Command, files []string) (reports.Input, error) {
+	in := reports.Input{ToolVersion: version(), MaxSourceSlices: c.sourceSlices,
+		Manifest: reports.Manifest{Records: files, MadeBy: "audit report"}}
+	m, err := audit.MergeShards(files)
+	switch {
+	case errors.Is(err, audit.ErrNotShards):
+		sh, err := reports.ReadShards(files)
+		if err != nil {
+			return in, &exitError{code: exitInput, err: err}
+		}
+		in.RunID, in.Outcomes, in.Temperatures, in.Seed, in.Errors = sh.RunID, sh.Outcomes, sh.Temperatures, c.seed, sh.Errors()
+		in.CrossFit = metrics.CrossFit(sh.Outcomes, metrics.CrossFitOptions{K: c.folds, Seed: c.seed, Min: c.minCal})
+	case err != nil:
+		return in, &exitError{code: exitInput, err: err}
+	default:
+		s := m.Settings
+		for _, f := range []struct {
+			name      string
+			flag, run uint64
+		}{{"seed", c.seed, s.Seed}, {"folds", uint64(c.folds), uint64(s.Folds)}, {"min-calibration", uint64(c.minCal), uint64(s.MinCalibration)}} {
+			if cmd.Flags().Changed(f.name) && f.flag != f.run {
+				return in, usageErrorf("--%s %d: the shards were run with --%s %d, and their union is calibrated as that run would have been", f.name, f.flag, f.name, f.run)
+			}
+		}
+		in.RunID, in.Outcomes, in.Temperatures, in.CrossFit, in.Seed = m.RunID, m.Outcomes, m.Temperatures, m.CrossFit, s.Seed
+		c.e.log.Info("merged shards", "shards", m.Shards, "claims", len(m.Outcomes), "calibration", s.Calibrate)
+	}
+	in.Manifest.Counts.Claims = len(in.Outcomes)
+	return in, nil
 }
 
 // sourceSlicesHelp is shared by run and report, which must agree for a

@@ -20,16 +20,20 @@ type env struct {
 	log            *slog.Logger
 	maxErrors      int
 	backends       []adjudicate.Backend // the verifier backends --verifier can name
+	getenv         func(string) string  // the environment (a scheduler's shard index)
 }
 
 // run executes the CLI and returns the process exit code. Only main exits.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runWith(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, backends: defaultBackends()}, args)
+	return runWith(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, backends: defaultBackends(), getenv: os.Getenv}, args)
 }
 
 // runWith executes the CLI in e (its writers and backend list).
 func runWith(ctx context.Context, e *env, args []string) int {
 	stdin, stdout, stderr := e.stdin, e.stdout, e.stderr
+	if e.getenv == nil {
+		e.getenv = os.Getenv
+	}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +76,9 @@ type runCmd struct {
 	numericEffect string
 	tempFrom      string
 
+	shard  string
+	shards int
+
 	force    bool
 	out      outputFlags
 	backends *backendFlags
@@ -124,6 +128,8 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	r.out.add(f, true)
+	f.StringVar(&r.shard, "shard", "", "audit only shard i of N (\"i/N\", 0 ≤ i < N): the claims whose id hashes to i; 'audit report' over all N shards' records reports the whole run")
+	f.IntVar(&r.shards, "shards", 0, "split the run N ways and audit the shard named by $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID minus $SLURM_ARRAY_TASK_MIN (Slurm job array)")
 	// Each backend declares its own options; cmd/audit knows none of them.
 	r.backends, r.bErr = addBackendFlags(f, r.e.backends)
 	if r.bErr == nil {
@@ -190,8 +196,54 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		return usageErrorf("%v", err)
 	}
 	o.Gates = gates
+	if o.Shard, err = shardOf(r.shard, r.shards, r.e.getenv); err != nil {
+		return usageErrorf("%v", err)
+	}
+	if o.Shard.Sharded() && len(gates) > 0 {
+		return usageErrorf("--fail-on is checked on the whole run: give it to 'audit report' over all the shards")
+	}
 	o.PlotFormats, o.SliceBy, err = r.out.parse()
 	return err
+}
+
+// shardOf is the shard --shard i/N names, or --shards N with i from the
+// scheduler's environment: a Kubernetes Indexed Job's JOB_COMPLETION_INDEX,
+// or a Slurm job array's SLURM_ARRAY_TASK_ID (less SLURM_ARRAY_TASK_MIN,
+// so an array 1-4 is shards 0-3). The zero Shard is the whole run.
+func shardOf(spec string, n int, getenv func(string) string) (audit.Shard, error) {
+	switch {
+	case spec != "" && n != 0:
+		return audit.Shard{}, fmt.Errorf("--shard and --shards: give one")
+	case spec != "":
+		return audit.ParseShard(spec)
+	case n == 0:
+		return audit.Shard{}, nil
+	case n < 1:
+		return audit.Shard{}, fmt.Errorf("--shards %d: want N ≥ 1", n)
+	}
+	from, v := "JOB_COMPLETION_INDEX", getenv("JOB_COMPLETION_INDEX")
+	base := 0
+	if v == "" {
+		from, v = "SLURM_ARRAY_TASK_ID", getenv("SLURM_ARRAY_TASK_ID")
+		if m := getenv("SLURM_ARRAY_TASK_MIN"); v != "" && m != "" {
+			var err error
+			if base, err = strconv.Atoi(m); err != nil {
+				return audit.Shard{}, fmt.Errorf("--shards: SLURM_ARRAY_TASK_MIN=%q is not a number", m)
+			}
+		}
+	}
+	if v == "" {
+		return audit.Shard{}, fmt.Errorf("--shards %d: neither JOB_COMPLETION_INDEX nor SLURM_ARRAY_TASK_ID is set (outside a scheduler, use --shard i/%d)", n, n)
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil {
+		return audit.Shard{}, fmt.Errorf("--shards: %s=%q is not a number", from, v)
+	}
+	sh := audit.Shard{Index: i - base, Count: n}
+	if err := sh.Validate(); err != nil {
+		return audit.Shard{}, fmt.Errorf("--shards %d with %s=%s: %w", n, from, v, err)
+	}
+	return sh, nil
 }
 
 func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
@@ -249,6 +301,14 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	}
 	if o.Resume {
 		fmt.Fprintf(r.e.stderr, "--resume: %s reused from %s\n", plural(res.CacheHits, "cached verdict"), filepath.Join(o.OutDir, ".cache"))
+	}
+	if o.Shard.Sharded() {
+		fmt.Fprintf(r.e.stdout, "%s of shard %s → %s (run %s); calibration and reports: audit report --records over every shard's records.parquet\n",
+			plural(res.Records, "claim"), o.Shard, o.OutDir, res.RunID)
+		if err != nil {
+			return &exitError{code: exitInternal, err: err}
+		}
+		return nil
 	}
 	if perr := printRunSummary(r.e, res, o, r.asJSON); perr != nil {
 		return perr

@@ -1,0 +1,187 @@
+package audit
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/reports"
+)
+
+// Shard is one of Count deterministic subsets of a run's claims: those
+// whose claims.ShardOf(id, Count) is Index. The zero Shard is the whole run.
+type Shard struct{ Index, Count int }
+
+// ParseShard reads "i/N" (0 ≤ i < N).
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("shard %q is not i/N (e.g. 0/4)", s)
+	}
+	sh := Shard{Index: i, Count: n}
+	return sh, sh.Validate()
+}
+
+// Validate checks 0 ≤ Index < Count.
+func (s Shard) Validate() error {
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return fmt.Errorf("shard %d/%d: want 0 ≤ i < N", s.Index, s.Count)
+	}
+	return nil
+}
+
+// Sharded says whether the run is one shard of several.
+func (s Shard) Sharded() bool { return s.Count > 1 }
+
+// Holds says whether claim id belongs to this shard.
+func (s Shard) Holds(id string) bool {
+	return !s.Sharded() || claims.ShardOf(id, s.Count) == s.Index
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// Merged is a run put back together from its shards' records: every claim
+// decided as a single run over all of them would have decided it.
+type Merged struct {
+	RunID string
+	// Outcomes are in claims-file order, with the abstentions and labels
+	// that depend on the calibrated confidence re-decided.
+	Outcomes []metrics.Outcome
+	// Temperatures are each claim's T (nil: 1 for all); CrossFit is the
+	// fit over the union's labelled claims.
+	Temperatures []float64
+	CrossFit     metrics.CrossFitResult
+	Settings     reports.RunSettings
+	Shards       int
+}
+
+// ErrNotShards says the records files are not shards of a run: each is
+// reported with the temperatures its records hold.
+var ErrNotShards = errors.New("not shards of a run")
+
+// MergeShards reads the records of every shard of one run (each file's
+// folder holds the manifest.json `audit run --shard` wrote) and calibrates
+// their union as the single run would: the claims are put back in claims-
+// file order (claim_index), the cross-fit is computed over all labelled
+// claims as decided at T = 1 (what the shards wrote), each claim gets the
+// temperature the run's --calibrate mode gives it, and the decisions that
+// depend on the calibrated confidence — the low_confidence abstention and,
+// through it, the numeric override — are taken again. It returns
+// ErrNotShards when no file comes from a shard.
+func MergeShards(files []string) (*Merged, error) {
+	var (
+		run    *reports.Manifest
+		seen   = map[int]string{}
+		shards int
+	)
+	for _, f := range files {
+		m, err := reports.ReadManifest(filepath.Dir(f))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			m = &reports.Manifest{} // records without their folder: not a shard
+		case err != nil:
+			return nil, fmt.Errorf("%s: read its run's manifest: %w", f, err)
+		}
+		switch {
+		case m.Shard == nil && shards == 0:
+			continue
+		case m.Shard == nil:
+			return nil, fmt.Errorf("%s is a whole run, the others shards: report them apart", f)
+		case shards == 0 && f != files[0]:
+			return nil, fmt.Errorf("%s is shard %d/%d, %s a whole run: report them apart", f, m.Shard.Index, m.Shard.Count, files[0])
+		case m.Settings == nil:
+			return nil, fmt.Errorf("%s: its manifest has no settings", f)
+		case run != nil && m.Shard.Count != run.Shard.Count:
+			return nil, fmt.Errorf("%s is shard %d/%d, but %s is of %d shards", f, m.Shard.Index, m.Shard.Count, files[0], run.Shard.Count)
+		}
+		if prev, dup := seen[m.Shard.Index]; dup {
+			return nil, fmt.Errorf("%s and %s are both shard %d/%d", prev, f, m.Shard.Index, m.Shard.Count)
+		}
+		seen[m.Shard.Index] = f
+		shards++
+		if run == nil {
+			run = m
+		}
+	}
+	if shards == 0 {
+		return nil, ErrNotShards
+	}
+	if shards != run.Shard.Count {
+		var missing []string
+		for i := range run.Shard.Count {
+			if _, ok := seen[i]; !ok {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, run.Shard.Count))
+			}
+		}
+		return nil, fmt.Errorf("shard(s) %s missing: a report over shards needs all %d of them", strings.Join(missing, ", "), run.Shard.Count)
+	}
+
+	// Shards.Add checks each file (one run id, no claim twice, records
+	// metrics can use); the records themselves are kept to re-decide.
+	sh := &reports.Shards{}
+	ids := map[string]string{}
+	var recs []reports.Record
+	for _, f := range files {
+		rs, err := reports.ReadParquet[reports.Record](f)
+		if err != nil {
+			return nil, err
+		}
+		if err := sh.Add(f, rs, ids); err != nil {
+			return nil, err
+		}
+		recs = append(recs, rs...)
+	}
+	slices.SortStableFunc(recs, func(a, b reports.Record) int { return cmp.Compare(a.ClaimIndex, b.ClaimIndex) })
+
+	s := *run.Settings
+	o := Options{AbstainBelow: s.AbstainBelow, NumericEffect: claims.NumericEffect(s.NumericEffect), Calibrate: s.Calibrate,
+		Temperature: s.Temperature, ECEThreshold: s.ECEThreshold, Seed: s.Seed, Folds: s.Folds, MinCalibration: s.MinCalibration}
+	prelim := make([]metrics.Outcome, len(recs))
+	for i, r := range recs {
+		prelim[i] = reports.OutcomeOf(r)
+	}
+	cal := o.calibrateOutcomes(prelim)
+	m := &Merged{RunID: sh.RunID, Temperatures: cal.temps, CrossFit: cal.result.CrossFit, Settings: s, Shards: shards,
+		Outcomes: make([]metrics.Outcome, len(recs))}
+	for i, r := range recs {
+		m.Outcomes[i] = o.redecide(r, prelim[i], cal.temp(i))
+	}
+	return m, nil
+}
+
+// redecide takes again, at temperature t, the decisions of a record
+// decided at T = 1: the low_confidence abstention (the other reasons do
+// not depend on T) and the numeric effect on the label, as decide and
+// withNumeric take them in a run.
+func (o *Options) redecide(r reports.Record, out metrics.Outcome, t float64) metrics.Outcome {
+	if !out.Scored {
+		return out
+	}
+	reason := ""
+	if r.AbstainReason != nil && *r.AbstainReason != ReasonLowConfidence {
+		reason = *r.AbstainReason
+	}
+	p := metrics.Softmax(out.Logits, t)
+	pred := metrics.Argmax(p)
+	if reason == "" && p[pred] < o.AbstainBelow {
+		reason = ReasonLowConfidence
+	}
+	out.Abstained, out.Predicted = reason != "", pred
+	if reason == "" && r.NumericCheck != nil {
+		ld := claims.DecideNumeric(label.Of(int(pred)), &claims.NumericCheck{Status: *r.NumericCheck}, o.NumericEffect)
+		if ld.Changed {
+			out.Predicted = metrics.Class(ld.Label.Index())
+		}
+	}
+	return out
+}
