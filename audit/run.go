@@ -129,13 +129,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer closeIfCloser(v)
-	res.RunID = runID(in, ix, o, versionOf(v, o.VerifierName))
+	defer func() { closeIfCloser(v) }()
+	version := versionOf(v, o.VerifierName)
+	res.RunID = runID(in, ix, o, version)
 	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
 	}
 	defer sp.remove()
+	// What only verification needed is let go before the stages that hold
+	// a value per claim: the verifier (and its caches; an ONNX session),
+	// the gold labels and evidence ids (they travel in the spool), so the
+	// run's peak memory is not their sum.
+	closeIfCloser(v)
+	v = nil
+	in.gold, in.evidence = nil, nil
 	cal, err := timed(st, "calibrate", &tm.Calibrate, func() (calibration, error) { return o.calibrate(sp) })
 	if err != nil {
 		return nil, err
@@ -146,9 +154,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	if o.Shard.Sharded() {
-		err = reports.WriteManifest(o.WriteDir, reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion}, o.manifest(in, ix, v, res))
+		err = reports.WriteManifest(o.WriteDir, reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion}, o.manifest(in, ix, version, res))
 	} else {
-		res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(ctx, in, ix, v, res) })
+		res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(ctx, in, ix, version, res) })
 	}
 	if err != nil {
 		return nil, err
@@ -334,7 +342,7 @@ func versionOf(v adjudicate.Verifier, name string) string {
 
 // manifest is the audit trail of a run (seed 002 §9): inputs and their
 // hashes, settings, versions, counts and per-stage timings.
-func (o *Options) manifest(in *inputs, ix *index, v adjudicate.Verifier, res *Result) reports.Manifest {
+func (o *Options) manifest(in *inputs, ix *index, verifierVersion string, res *Result) reports.Manifest {
 	temperature := res.Temperature
 	if o.Shard.Sharded() {
 		temperature = o.Temperature // a shard applies none: the report over all shards needs --calibrate fixed's T
@@ -345,7 +353,7 @@ func (o *Options) manifest(in *inputs, ix *index, v adjudicate.Verifier, res *Re
 			ECEThreshold: o.ECEThreshold, Seed: o.Seed, Folds: o.Folds, MinCalibration: o.MinCalibration,
 			TemperatureFrom: o.TemperatureFrom, Resume: o.Resume, Index: o.IndexDir, Passages: ix.manifest.Passages,
 			NumericPolicy: o.NumericPolicy, NumericEffect: string(o.NumericEffect)},
-		Verifier: &reports.VerifierInfo{Name: o.VerifierName, Version: versionOf(v, o.VerifierName)},
+		Verifier: &reports.VerifierInfo{Name: o.VerifierName, Version: verifierVersion},
 		Counts:   reports.ManifestCount{Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors},
 		Timings:  &res.Timings,
 	}

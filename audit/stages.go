@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -247,7 +249,12 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 	}
 	var prelim []metrics.Outcome
 	err := sp.each(func(_ int, v verified) error {
-		prelim = append(prelim, o.decide(v, 1).outcome(v))
+		// The fit reads ids, gold, decisions and logits only: the slice
+		// fields and evidence ranks are left out, to hold less per claim.
+		v.GoldEvidence = nil
+		out := o.decide(v, 1).outcome(v)
+		out.Type, out.Source, out.Importance = "", "", ""
+		prelim = append(prelim, out)
 		return nil
 	})
 	if err != nil {
@@ -299,6 +306,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 	var outs []metrics.Outcome
 	fc := newFactCache(20000)
 	picker := reports.NewErrorPicker(reports.ReportErrors)
+	strs := interner{}
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -308,6 +316,9 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 			res.Abstained++
 		}
 		out := d.outcome(v)
+		// Outcomes live until the reports are written: the strings that
+		// repeat across claims are held once.
+		out.Type, out.Source, out.Importance = strs.of(out.Type), strs.of(out.Source), strs.of(out.Importance)
 		outs = append(outs, out)
 		res.Records++
 		rec := o.record(v, d, out, res.RunID)
@@ -319,16 +330,35 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		return nil, err
 	}
 	res.errors = picker.Records()
-	return outs, w.Close()
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	// The writer's row-group buffers and the fact cache are garbage now;
+	// collecting them here (and giving their pages back) starts the
+	// reports, the other stage with a value per claim, from the live heap
+	// rather than from this stage's high-water mark.
+	debug.FreeOSMemory()
+	return slices.Clip(outs), nil
+}
+
+// interner holds one copy of each distinct string.
+type interner map[string]string
+
+func (m interner) of(s string) string {
+	if v, ok := m[s]; ok {
+		return v
+	}
+	m[s] = s
+	return s
 }
 
 // writeReports computes every report file from the run's outcomes and
 // writes them, with the manifest.
 // A signal during the (CPU-bound) computation is answered at once: the
 // computation is abandoned and nothing is written.
-func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*reports.Tables, error) {
+func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verifierVersion string, res *Result) (*reports.Tables, error) {
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, v, res)}
+		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, verifierVersion, res)}
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err

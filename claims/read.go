@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/claimaudit/claimaudit/label"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -33,10 +34,13 @@ type Validator struct {
 	errs   jsonl.ErrorList
 	keep   bool
 	claims []Claim
-	idLine map[string]string // id -> file:line
-	labels map[string]Label  // labels given in the claims file
+	idLine map[string]loc   // id -> where it was defined
+	labels map[string]Label // labels given in the claims file
 	gold   map[string]Label
-	goldAt map[string]string
+	goldAt map[string]loc
+	// files are the files read, which a loc names by index: a location
+	// is 8 bytes a claim rather than a "file:line" string each.
+	files []string
 	// evidence holds the gold evidence ids (span or document ids) a gold
 	// file names, by claim id.
 	evidence map[string][]string
@@ -49,10 +53,10 @@ func NewValidator(keep bool) *Validator {
 	return &Validator{
 		errs:   jsonl.ErrorList{Limit: 10000},
 		keep:   keep,
-		idLine: map[string]string{},
+		idLine: map[string]loc{},
 		labels: map[string]Label{},
 		gold:   map[string]Label{},
-		goldAt: map[string]string{},
+		goldAt: map[string]loc{},
 
 		evidence: map[string][]string{},
 	}
@@ -69,8 +73,12 @@ func (v *Validator) Errors() *jsonl.ErrorList { return &v.errs }
 func (v *Validator) Counts() (claims, gold int) { return v.counts.claims, v.counts.gold }
 
 // Gold returns the gold labels by claim id: those of the claims file joined
-// with those of gold files.
+// with those of gold files. When the claims file gave no labels it is the
+// validator's own map of the gold files' labels (not a copy).
 func (v *Validator) Gold() map[string]Label {
+	if len(v.labels) == 0 {
+		return v.gold
+	}
 	out := make(map[string]Label, len(v.labels)+len(v.gold))
 	for id, l := range v.labels {
 		out[id] = l
@@ -131,10 +139,10 @@ func (v *Validator) AddClaims(ctx context.Context, r io.Reader, file string) err
 		c, ok := parseClaim(rec)
 		if c.ID != "" {
 			if first, dup := v.idLine[c.ID]; dup {
-				rec.Fail("id", rec.Col("id"), jsonl.Errorf(jsonl.ErrDuplicateID, "duplicate id %q (first defined at %s)", c.ID, first))
+				rec.Fail("id", rec.Col("id"), jsonl.Errorf(jsonl.ErrDuplicateID, "duplicate id %q (first defined at %s)", c.ID, v.where(first)))
 				return
 			}
-			v.idLine[c.ID] = fmt.Sprintf("%s:%d", file, rec.Line)
+			v.idLine[c.ID] = v.at(file, rec.Line)
 			if c.Label != "" {
 				v.labels[c.ID] = c.Label
 			}
@@ -175,10 +183,10 @@ func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error
 			return
 		}
 		if first, dup := v.goldAt[id]; dup {
-			rec.Fail("claim_id", rec.Col("claim_id"), jsonl.Errorf(jsonl.ErrDuplicateID, "duplicate claim_id %q (first labelled at %s)", id, first))
+			rec.Fail("claim_id", rec.Col("claim_id"), jsonl.Errorf(jsonl.ErrDuplicateID, "duplicate claim_id %q (first labelled at %s)", id, v.where(first)))
 			return
 		}
-		v.goldAt[id] = fmt.Sprintf("%s:%d", file, rec.Line)
+		v.goldAt[id] = v.at(file, rec.Line)
 		if _, known := v.idLine[id]; !known {
 			rec.Fail("claim_id", rec.Col("claim_id"), jsonl.Errorf(ErrUnknownClaim, "no claim with id %q", id))
 			return
@@ -187,7 +195,7 @@ func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error
 			return
 		}
 		if prev, ok := v.labels[id]; ok && prev != lbl {
-			rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrLabelConflict, "%q contradicts label %q in the claims file (%s)", lbl, prev, v.idLine[id]))
+			rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrLabelConflict, "%q contradicts label %q in the claims file (%s)", lbl, prev, v.where(v.idLine[id])))
 			return
 		}
 		v.gold[id] = lbl
@@ -196,6 +204,25 @@ func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error
 		}
 	})
 }
+
+// loc is a line of one of the validator's files.
+type loc struct{ file, line int32 }
+
+// at is the loc of line in file.
+func (v *Validator) at(file string, line int) loc {
+	i := len(v.files) - 1
+	if i < 0 || v.files[i] != file {
+		i = slices.Index(v.files, file)
+		if i < 0 {
+			i = len(v.files)
+			v.files = append(v.files, file)
+		}
+	}
+	return loc{file: int32(i), line: int32(min(line, math.MaxInt32))}
+}
+
+// where is l as file:line.
+func (v *Validator) where(l loc) string { return fmt.Sprintf("%s:%d", v.files[l.file], l.line) }
 
 func eachRecord(ctx context.Context, r io.Reader, file string, errs *jsonl.ErrorList, check func(jsonl.Record)) error {
 	_, err := jsonl.Each(ctx, r, file, 0, errs, check)

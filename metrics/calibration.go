@@ -35,7 +35,13 @@ type scored struct {
 // probabilities at temperature t. Calibration is measured where the
 // verifier made a decision that can be checked.
 func answeredScored(outs []Outcome, t float64) []scored {
-	var s []scored
+	n := 0
+	for _, o := range outs {
+		if !o.Abstained && o.Gold != Unknown && o.Scored {
+			n++
+		}
+	}
+	s := make([]scored, 0, n) // sized once: it is called on every outcome of a run
 	for _, o := range outs {
 		if o.Abstained || o.Gold == Unknown || !o.Scored {
 			continue

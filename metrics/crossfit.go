@@ -109,15 +109,13 @@ func CrossFit(outs []Outcome, opts CrossFitOptions) CrossFitResult {
 		res.PerOutcome[i] = 1
 	}
 	fold := make([]int, len(outs))
-	var labelled []Outcome
 	for i, o := range outs {
 		fold[i] = -1
 		if o.Gold != Unknown && o.Scored {
 			fold[i] = FoldOf(o.ID, opts.Seed, opts.K)
-			labelled = append(labelled, o)
+			res.Labelled++
 		}
 	}
-	res.Labelled = len(labelled)
 	if res.Labelled < opts.Min {
 		res.Reason = fmt.Sprintf("%d labelled claims with logits, fewer than the minimum of %d (--min-calibration)", res.Labelled, opts.Min)
 		if res.Labelled == 0 {
@@ -126,9 +124,9 @@ func CrossFit(outs []Outcome, opts CrossFitOptions) CrossFitResult {
 		return res
 	}
 	res.Fitted = true
-	res.Full = FitTemperature(labelled)
+	res.Full = FitTemperature(outs) // it reads the labelled, scored ones
 	res.FullAtBound = AtBound(res.Full)
-	train := make([]Outcome, 0, len(labelled))
+	train := make([]Outcome, 0, res.Labelled)
 	for f := 0; f < opts.K; f++ {
 		train = train[:0]
 		n := 0

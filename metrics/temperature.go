@@ -22,8 +22,15 @@ const (
 // gradient that keeps its sign over the whole range, the answer is 1 or the
 // nearer bound.
 func FitTemperature(outs []Outcome) float64 {
-	l := labelledScored(outs)
-	if len(l) == 0 {
+	// Only the logit differences are kept (not a copy of the labelled
+	// outcomes): the fit runs on every outcome of a run.
+	n := 0
+	for _, o := range outs {
+		if o.Gold != Unknown && o.Scored {
+			n++
+		}
+	}
+	if n == 0 {
 		return 1
 	}
 	// Per outcome keep the two non-maximal logits relative to the maximum
@@ -31,12 +38,15 @@ func FitTemperature(outs []Outcome) float64 {
 	// E_p[z] − z_gold = (ea·da + eb·db)/(1 + ea + eb) − dy with ea = e^{β·da},
 	// two exponentials per outcome and step.
 	type diffs struct{ da, db, dy float64 }
-	d := make([]diffs, len(l))
-	for i, o := range l {
+	d := make([]diffs, 0, n)
+	for _, o := range outs {
+		if o.Gold == Unknown || !o.Scored {
+			continue
+		}
 		m := Argmax(o.Logits)
 		a, b := (m+1)%3, (m+2)%3
 		zm := o.Logits[m]
-		d[i] = diffs{o.Logits[a] - zm, o.Logits[b] - zm, o.Logits[o.Gold] - zm}
+		d = append(d, diffs{o.Logits[a] - zm, o.Logits[b] - zm, o.Logits[o.Gold] - zm})
 	}
 	// The sum is split into a fixed number of chunks added in order, so the
 	// result is the same whatever the number of workers.

@@ -17,7 +17,9 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	stopProfile := startHeapProfile()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	os.Exit(code)
 }
