@@ -517,27 +517,16 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 			start = end
 		}
 	}
-	out := make([]adjudicate.Verdict, len(batch))
-	best := make([]float64, len(batch))
-	for i := range out {
-		out[i].Passage = -1
-		best[i] = -1
-	}
+	idx := make([]adjudicate.PairIndex, len(pairs))
 	for i, e := range pairs {
-		z := logits[i]
-		p := softmax(z)
-		strength := math.Max(p[adjudicate.Supported], p[adjudicate.Unsupported])
-		if v.labels.binary {
-			strength = p[adjudicate.Supported]
-		}
-		if strength > best[e.claim] {
-			best[e.claim] = strength
-			out[e.claim].Logits = z
-			if len(batch[e.claim].Passages) > 0 {
-				out[e.claim].Passage = e.passage
-			}
-		}
+		idx[i] = adjudicate.PairIndex{Claim: e.claim, Passage: e.passage}
 	}
+	strength := adjudicate.EvidenceEitherWay
+	if v.labels.binary {
+		// A two-label model's not-supported column is not evidence against.
+		strength = func(p [3]float64) float64 { return p[adjudicate.Supported] }
+	}
+	out := adjudicate.Strongest(batch, idx, logits, strength)
 	for i, p := range batch {
 		out[i].Rationale = v.rationale(p, out[i])
 	}
@@ -678,22 +667,8 @@ func halfToFloat(h uint16) float64 {
 	return sign * (1 + frac/1024) * math.Pow(2, float64(exp-15))
 }
 
-func softmax(z [3]float64) [3]float64 {
-	m := math.Max(z[0], math.Max(z[1], z[2]))
-	var p [3]float64
-	s := 0.0
-	for k := range z {
-		p[k] = math.Exp(z[k] - m)
-		s += p[k]
-	}
-	for k := range p {
-		p[k] /= s
-	}
-	return p
-}
-
 func (v *Verifier) rationale(p adjudicate.Pair, vd adjudicate.Verdict) string {
-	pr := softmax(vd.Logits)
+	pr := adjudicate.Probabilities(vd.Logits)
 	probs := fmt.Sprintf("entailment %.2f, contradiction %.2f, neutral %.2f", pr[0], pr[1], pr[2])
 	if v.labels.binary {
 		probs = fmt.Sprintf("supported %.2f (two-label model: not supported counts as %s)", pr[0], v.labels.rule)

@@ -99,7 +99,7 @@ func TestDecidingPassage(t *testing.T) {
 	for i, ps := range pair.Passages {
 		one, err := v.Verify(context.Background(), []adjudicate.Pair{{ClaimID: "x", Claim: pair.Claim, Passages: []adjudicate.Passage{ps}}})
 		require.NoError(t, err)
-		p := softmax(one[0].Logits)
+		p := adjudicate.Probabilities(one[0].Logits)
 		if s := max(p[0], p[1]); s > best {
 			best, bestP = s, i
 		}
@@ -318,13 +318,13 @@ func TestBinaryRule(t *testing.T) {
 		z := a[i].Logits
 		assert.Equal(t, z[adjudicate.Insufficient]-BinaryGap, z[adjudicate.Unsupported], "pair %d", i)
 		assert.Equal(t, [3]float64{z[0], z[2], z[2] - BinaryGap}, b[i].Logits, "pair %d", i)
-		assert.Less(t, softmax(z)[adjudicate.Unsupported], 1e-8)
+		assert.Less(t, adjudicate.Probabilities(z)[adjudicate.Unsupported], 1e-8)
 		if len(pairs[i].Passages) > 1 {
 			best, bestP := -1.0, -1
 			for j, ps := range pairs[i].Passages {
 				one, err := ins.Verify(context.Background(), []adjudicate.Pair{{ClaimID: "x", Claim: pairs[i].Claim, Passages: []adjudicate.Passage{ps}}})
 				require.NoError(t, err)
-				if p := softmax(one[0].Logits)[0]; p > best {
+				if p := adjudicate.Probabilities(one[0].Logits)[0]; p > best {
 					best, bestP = p, j
 				}
 			}

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 )
@@ -36,47 +35,19 @@ func TextPairs(batch []adjudicate.Pair) []TextPair {
 // one with the strongest evidence either way — the largest of
 // p(supported) and p(unsupported) — and its raw logits become the claim's.
 func Decide(batch []adjudicate.Pair, pairs []TextPair, logits [][3]float64) []adjudicate.Verdict {
-	out := make([]adjudicate.Verdict, len(batch))
-	best := make([]float64, len(batch))
-	for i := range out {
-		out[i].Passage = -1
-		best[i] = -1
-	}
+	idx := make([]adjudicate.PairIndex, len(pairs))
 	for i, e := range pairs {
-		z := logits[i]
-		p := Softmax(z)
-		strength := math.Max(p[adjudicate.Supported], p[adjudicate.Unsupported])
-		if strength > best[e.Claim] {
-			best[e.Claim] = strength
-			out[e.Claim].Logits = z
-			if len(batch[e.Claim].Passages) > 0 {
-				out[e.Claim].Passage = e.Passage
-			}
-		}
+		idx[i] = adjudicate.PairIndex{Claim: e.Claim, Passage: e.Passage}
 	}
+	out := adjudicate.Strongest(batch, idx, logits, adjudicate.EvidenceEitherWay)
 	for i, p := range batch {
 		out[i].Rationale = rationale(p, out[i])
 	}
 	return out
 }
 
-// Softmax of three logits.
-func Softmax(z [3]float64) [3]float64 {
-	m := math.Max(z[0], math.Max(z[1], z[2]))
-	var p [3]float64
-	s := 0.0
-	for k := range z {
-		p[k] = math.Exp(z[k] - m)
-		s += p[k]
-	}
-	for k := range p {
-		p[k] /= s
-	}
-	return p
-}
-
 func rationale(p adjudicate.Pair, v adjudicate.Verdict) string {
-	pr := Softmax(v.Logits)
+	pr := adjudicate.Probabilities(v.Logits)
 	if v.Passage < 0 {
 		return fmt.Sprintf("no evidence retrieved; model on the claim alone: entailment %.2f, contradiction %.2f, neutral %.2f", pr[0], pr[1], pr[2])
 	}
