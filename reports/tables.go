@@ -115,25 +115,8 @@ func PrintTables(w io.Writer, s *Summary) error {
 	if err := printOutputsAndRetrieval(w, s); err != nil {
 		return err
 	}
-	if len(s.Gates) > 0 {
-		g := newTable(w)
-		g.Header("gate", "value", "result")
-		for _, r := range s.Gates {
-			res, v := "pass", fmt.Sprintf("%.4g", r.Value)
-			if r.Right != nil {
-				v += fmt.Sprintf(" vs %.4g", r.AgainstValue)
-			}
-			if r.Failed {
-				res = "FAIL"
-			}
-			if r.Undefined {
-				v, res = "—", "FAIL (undefined)"
-			}
-			g.Append(r.Expr, v, res)
-		}
-		if err := g.Render(); err != nil {
-			return err
-		}
+	if err := PrintGates(w, s.Gates); err != nil {
+		return err
 	}
 	return PrintWarnings(w, s)
 }
@@ -191,4 +174,28 @@ func deref(p *float64) float64 {
 		return 0
 	}
 	return *p
+}
+
+// PrintGates prints the --fail-on gates and their outcome as a table
+// (nothing when there are none).
+func PrintGates(w io.Writer, gates []GateResult) error {
+	if len(gates) == 0 {
+		return nil
+	}
+	g := newTable(w)
+	g.Header("gate", "value", "result")
+	for _, r := range gates {
+		res, v := "pass", fmt.Sprintf("%.4g", r.Value)
+		if r.Right != nil {
+			v += fmt.Sprintf(" vs %.4g", r.AgainstValue)
+		}
+		if r.Failed {
+			res = "FAIL"
+		}
+		if r.Undefined {
+			v, res = "—", "FAIL (undefined)"
+		}
+		g.Append(r.Expr, v, res)
+	}
+	return g.Render()
 }

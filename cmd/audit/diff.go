@@ -151,25 +151,7 @@ func printDiff(e *env, c *reports.Comparison, slice string) error {
 	if err := m.Render(); err != nil {
 		return err
 	}
-	if len(c.Gates) > 0 {
-		g := newTable(e)
-		g.Header("gate", "value", "result")
-		for _, r := range c.Gates {
-			res, v := "pass", fmt.Sprintf("%.4g", r.Value)
-			if r.Right != nil {
-				v += fmt.Sprintf(" vs %.4g", r.AgainstValue)
-			}
-			if r.Failed {
-				res = "FAIL"
-			}
-			if r.Undefined {
-				v, res = "—", "FAIL (undefined)"
-			}
-			g.Append(r.Expr, v, res)
-		}
-		return g.Render()
-	}
-	return nil
+	return reports.PrintGates(e.stdout, c.Gates)
 }
 
 func sliceNames(c *reports.Comparison) string {
