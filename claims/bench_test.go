@@ -55,3 +55,17 @@ func BenchmarkVerifyNumeric(b *testing.B) {
 		VerifyNumeric("Meridian Rail carried 48 million passengers in 2023.", facts, MatchOptions{})
 	}
 }
+
+// BenchmarkFindNumbers is per text, over the sample outputs (prose with
+// numbers) and the fuzz texts of the filter test.
+func BenchmarkFindNumbers(b *testing.B) {
+	texts := fuzzTexts(2000)
+	for _, o := range loadSample(b) {
+		texts = append(texts, o.Text)
+	}
+	n := 0
+	for b.Loop() {
+		FindNumbers(texts[n%len(texts)])
+		n++
+	}
+}

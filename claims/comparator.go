@@ -3,7 +3,6 @@ package claims
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -51,25 +50,60 @@ var comparatorPhrases = []struct {
 	{"between", CmpBetween},
 }
 
-// reNegation before a comparator phrase: "not more than", "did not exceed",
-// "isn't over", "never above". ("no more than" is listed as a phrase.)
-var reNegatedTail = regexp.MustCompile(`(?i)(?:\bnot|n't|\bnever)\s*$`)
+// negatedTail reports a negation ending text, before a comparator phrase:
+// "not more than", "did not exceed", "isn't over", "never above". ("no more
+// than" is listed as a phrase.) It is the regular expression
+// (?i)(?:\bnot|n't|\bnever)\s*$ without scanning the whole text.
+func negatedTail(text string) bool {
+	t := strings.TrimRight(text, " \t\n\f\r")
+	tail := asciiLower(t[max(0, len(t)-5):])
+	switch {
+	case strings.HasSuffix(tail, "n't"):
+		return true
+	case strings.HasSuffix(tail, "not"):
+		return len(t) == 3 || !isWordByte(t[len(t)-4])
+	case strings.HasSuffix(tail, "never"):
+		return len(t) == 5 || !isWordByte(t[len(t)-6])
+	}
+	return false
+}
+
+// asciiLower lowercases the ASCII letters of s, byte for byte.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// longestPhrase bounds how far back comparatorAt looks.
+var longestPhrase = func() int {
+	n := 0
+	for _, p := range comparatorPhrases {
+		n = max(n, len(p.phrase))
+	}
+	return n
+}()
 
 // comparatorAt returns the comparator written just before position end of
-// text ("... more than " + number), whether it is negated, and the phrase.
+// text ("more than" in "more than 100"), whether a negation precedes it,
+// and the phrase as written.
 func comparatorAt(text string, end int) (cmp Comparator, negated bool, phrase string) {
 	before := strings.TrimRight(text[:end], " \t")
-	lower := strings.ToLower(before)
+	tail := len(before) - min(len(before), longestPhrase)
+	lower := asciiLower(before[tail:]) // the phrases' letters are ASCII
 	for _, p := range comparatorPhrases {
 		if !strings.HasSuffix(lower, p.phrase) {
 			continue
 		}
-		start := len(lower) - len(p.phrase)
-		if start > 0 && p.phrase != "~" && p.phrase != "≈" && isWordByte(lower[start-1]) {
+		start := len(before) - len(p.phrase)
+		if start > 0 && p.phrase != "~" && p.phrase != "≈" && isWordByte(before[start-1]) {
 			continue // "moreover 5", "hover"
 		}
-		rest := before[:start]
-		return p.cmp, reNegatedTail.MatchString(rest), before[start:]
+		return p.cmp, negatedTail(before[:start]), before[start:]
 	}
 	return CmpValue, false, ""
 }

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Pattern names of seed 001.
@@ -46,9 +48,6 @@ var patterns = []struct {
 	{PatternCount, regexp.MustCompile(`\b` + num + scale + `(?:\s+[A-Za-z][A-Za-z'-]*){1,3}`)},
 }
 
-// betweenPattern is the index of "between X and Y" in patterns.
-const betweenPattern = 3
-
 var (
 	reVersionTok = regexp.MustCompile(`(?i)\bv(?:ersion\s)?\d+(?:\.\d+)+`)
 	reBareNumber = regexp.MustCompile(`\b` + num + scale)
@@ -60,9 +59,26 @@ var (
 // then any other number), left to right. Versions ("v1.0") and years
 // ("in 2021") are not numeric claims and are left out.
 func FindNumbers(text string) []Mention {
+	return findNumbers(text, true)
+}
+
+// findNumbers is FindNumbers; filter skips a pattern whose required
+// characters or words the text lacks (every pattern needs an ASCII digit;
+// most also need a sign, a symbol or a keyword). The result is the same
+// without the filter, only slower: a test holds the two equal.
+func findNumbers(text string, filter bool) []Mention {
+	var need needs
+	if filter {
+		need = needsOf(text)
+		if !need.digit {
+			return nil
+		}
+	}
 	taken := make([]bool, len(text)+1)
-	for _, loc := range reVersionTok.FindAllStringIndex(text, -1) {
-		mark(taken, loc)
+	if !filter || need.version {
+		for _, loc := range reVersionTok.FindAllStringIndex(text, -1) {
+			mark(taken, loc)
+		}
 	}
 	var out []Mention
 	add := func(pattern string, loc []int, m string) {
@@ -85,10 +101,9 @@ func FindNumbers(text string) []Mention {
 		}
 		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: loc[0], End: end})
 	}
-	hasBetween := strings.Contains(strings.ToLower(text), "between")
 	for i, p := range patterns {
-		if i == betweenPattern && !hasBetween {
-			continue // the costliest pattern, for a rare word
+		if filter && !need.pattern[i] {
+			continue
 		}
 		for _, loc := range p.re.FindAllStringIndex(text, -1) {
 			m := strings.TrimRight(text[loc[0]:loc[1]], " .,;")
@@ -103,6 +118,65 @@ func FindNumbers(text string) []Mention {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// needs says which patterns can match a text, from what they cannot match
+// without: an ASCII digit for all, and for most a keyword or a symbol.
+type needs struct {
+	digit, version bool
+	pattern        [len(patternKeys)]bool
+}
+
+// patternKeys lists, per entry of patterns, the substrings one of which the
+// folded text (foldLower) must hold for that pattern to match; nil means
+// only a digit is needed. A trust score also needs "%".
+var patternKeys = [...][]string{
+	{"score"},                          // trust score
+	{"average"},                        // average
+	{"$", "€", "£"},                    // money
+	{"between"},                        // between X and Y
+	{"-", "–", "—"},                    // range
+	{"%", "per"},                       // percentage, "percent", "per cent"
+	{"x", "×"},                         // multiplier
+	{"ms", "sec", "min", "hour", "hr"}, // time units ("milliseconds" holds "sec")
+	nil,                                // count
+}
+
+func needsOf(text string) needs {
+	var n needs
+	n.digit = strings.ContainsAny(text, "0123456789")
+	if !n.digit {
+		return n
+	}
+	lower := foldLower(text)
+	for i, keys := range patternKeys {
+		n.pattern[i] = keys == nil
+		for _, k := range keys {
+			if strings.Contains(lower, k) {
+				n.pattern[i] = true
+				break
+			}
+		}
+	}
+	n.pattern[0] = n.pattern[0] && strings.Contains(text, "%")
+	n.version = strings.Contains(lower, "v")
+	return n
+}
+
+var caseFolds = strings.NewReplacer("\u212a", "k", "\u017f", "s")
+
+// foldLower lowercases ASCII letters and maps the two non-ASCII letters
+// that a case-insensitive regular expression matches to ASCII ones (the
+// Kelvin sign to k, the long s to s), so that a keyword search in the
+// result finds whatever a (?i) pattern's literal could match.
+func foldLower(text string) string {
+	b := []byte(caseFolds.Replace(text))
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func mark(taken []bool, loc []int) {
@@ -196,10 +270,27 @@ func isYear(text string, loc []int) bool {
 
 // nextToMonth reports a day number beside a month name: "4 May", "May 4".
 func nextToMonth(text string, loc []int) bool {
-	after := strings.Fields(text[loc[1]:])
-	before := strings.Fields(text[:loc[0]])
-	return (len(after) > 0 && months[strings.ToLower(strings.Trim(after[0], ",."))]) ||
-		(len(before) > 0 && months[strings.ToLower(strings.Trim(before[len(before)-1], ",."))])
+	return months[strings.ToLower(strings.Trim(firstField(text[loc[1]:]), ",."))] ||
+		months[strings.ToLower(strings.Trim(lastField(text[:loc[0]]), ",."))]
+}
+
+// firstField is strings.Fields(s)[0] (or ""), without splitting the rest.
+func firstField(s string) string {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// lastField is the last of strings.Fields(s) (or "").
+func lastField(s string) string {
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	if i := strings.LastIndexFunc(s, unicode.IsSpace); i >= 0 {
+		_, n := utf8.DecodeRuneInString(s[i:])
+		return s[i+n:]
+	}
+	return s
 }
 
 // findNumeric returns the claim's main numeric mention: the first that is

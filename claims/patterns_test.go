@@ -42,5 +42,7 @@ func TestSeed001Patterns(t *testing.T) {
 }
 
 func TestBetweenPatternIndex(t *testing.T) {
-	assert.Contains(t, patterns[betweenPattern].re.String(), "between")
+	assert.Len(t, patternKeys, len(patterns), "one keyword list per pattern")
+	assert.Contains(t, patterns[3].re.String(), "between")
+	assert.Equal(t, []string{"between"}, patternKeys[3])
 }
