@@ -45,6 +45,35 @@ func riskCoverage(s []scored) []RCPoint {
 	return pts
 }
 
+// CurvePoints bounds the points a risk–coverage curve keeps for its table
+// and plot (ThinCurve): one per 1/CurvePoints of coverage, so the stored
+// curve does not grow with the claims. AURC is computed from every point.
+const CurvePoints = 1000
+
+// ThinCurve keeps, of a risk–coverage curve, its last point and the first
+// point in each 1/n of coverage: at most n+2 points, each an exact point of
+// the curve (nothing is interpolated). A curve of at most n+2 points (a
+// run of fewer claims) is kept whole.
+func ThinCurve(pts []RCPoint, n int) []RCPoint {
+	if len(pts) <= n+2 {
+		return pts
+	}
+	out := make([]RCPoint, 0, n+2)
+	last := -1
+	for i, p := range pts {
+		if b := CurveBucket(p.Coverage, n); b > last || i == len(pts)-1 {
+			out = append(out, p)
+			last = b
+		}
+	}
+	return out
+}
+
+// CurveBucket is the 1/n share of coverage a point falls in (0 to n).
+func CurveBucket(coverage float64, n int) int {
+	return int(math.Floor(coverage*float64(n) + 1e-9))
+}
+
 // AURC is the area under the risk–coverage curve: the mean over claims of
 // the risk at the point where each claim enters (claims tied in confidence
 // share their group's risk); NaN for no claims.

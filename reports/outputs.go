@@ -320,7 +320,7 @@ func Compute(in Input) (*Tables, error) {
 			}
 		}
 		t.Reliability = append(t.Reliability, cal)
-		for _, p := range metrics.RiskCoverage(st.outs, 1) {
+		for _, p := range metrics.ThinCurve(metrics.RiskCoverage(st.outs, 1), metrics.CurvePoints) {
 			t.RiskCoverage = append(t.RiskCoverage, RiskCoverageRow{RunID: in.RunID, Stage: st.name, Threshold: p.Threshold, Coverage: p.Coverage, Risk: p.Risk})
 		}
 	}

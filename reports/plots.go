@@ -181,8 +181,12 @@ func (t *Tables) riskCoverageFigure() (*figure, error) {
 		if len(rc) == 0 {
 			continue
 		}
-		pts := make(plotter.XYs, 0, len(rc)+1)
-		for _, x := range rc {
+		aurc := metrics.AURC(rc, 1)
+		// Drawn from at most metrics.CurvePoints+1 exact points, as the
+		// table holds it: a million points draw no better than a thousand.
+		thin := metrics.ThinCurve(rc, metrics.CurvePoints)
+		pts := make(plotter.XYs, 0, len(thin))
+		for _, x := range thin {
 			pts = append(pts, plotter.XY{X: x.Coverage, Y: x.Risk})
 			// The first few claims say little: the axis is sized by the
 			// curve from 5% coverage on, and clamps what lies above.
@@ -199,7 +203,6 @@ func (t *Tables) riskCoverageFigure() (*figure, error) {
 		}
 		l.Color, l.Width, l.Dashes = s.col, vg.Points(2), s.dashes
 		p.Add(l)
-		aurc := metrics.AURC(rc, 1)
 		f.addLegend(p, fmt.Sprintf("%s (AURC %.3f)", s.name, aurc), l)
 		if s.name == "calibrated" {
 			title = fmt.Sprintf("Risk–coverage (%d answered, labelled claims; calibrated AURC %.3f)", n, aurc)
