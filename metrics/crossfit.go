@@ -174,3 +174,31 @@ func Scaled(outs []Outcome, temps []float64) []Outcome {
 	}
 	return s
 }
+
+// ScaleInPlace divides each scored outcome's logits by its temperature as
+// Scaled does, but in outs itself, and returns the function that puts the
+// raw logits back exactly (from a copy of them, not by multiplying): a
+// caller that needs the calibrated stage for a while without a second copy
+// of every outcome. nil temps change nothing.
+func ScaleInPlace(outs []Outcome, temps []float64) (restore func()) {
+	if temps == nil {
+		return func() {}
+	}
+	if len(temps) != len(outs) {
+		panic(fmt.Sprintf("metrics.ScaleInPlace: %d temperatures for %d outcomes", len(temps), len(outs)))
+	}
+	raw := make([][3]float64, len(outs))
+	for i := range outs {
+		raw[i] = outs[i].Logits
+		if outs[i].Scored && temps[i] != 1 {
+			for k := range outs[i].Logits {
+				outs[i].Logits[k] /= temps[i]
+			}
+		}
+	}
+	return func() {
+		for i := range outs {
+			outs[i].Logits = raw[i]
+		}
+	}
+}

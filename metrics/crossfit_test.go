@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -110,4 +111,22 @@ func TestScaledIsSoftmaxAtT(t *testing.T) {
 	assert.Equal(t, outs[0].Logits, Scaled(outs, nil)[0].Logits)
 	assert.Panics(t, func() { Scaled(outs, temps[:3]) })
 	assert.False(t, math.IsNaN(Calibration(s, 1).ECE10))
+}
+
+func TestScaleInPlaceEqualsScaledAndRestoresExactly(t *testing.T) {
+	outs := synthetic(500, 1.5, 3)
+	temps := make([]float64, len(outs))
+	for i := range temps {
+		temps[i] = 0.3 + float64(i%11)/7 // 1/7 steps: x/T*T need not give x back
+	}
+	before := slices.Clone(outs)
+	want := Scaled(outs, temps)
+	restore := ScaleInPlace(outs, temps)
+	assert.Equal(t, want, outs, "in place, the same calibrated outcomes as Scaled")
+	assert.NotEqual(t, before, outs)
+	restore()
+	assert.Equal(t, before, outs, "the raw logits back bit for bit")
+	ScaleInPlace(outs, nil)()
+	assert.Equal(t, before, outs)
+	assert.Panics(t, func() { ScaleInPlace(outs, temps[:3]) })
 }

@@ -69,7 +69,7 @@ func TestFiguresLayout(t *testing.T) {
 	}
 
 	conf := figureNamed(t, figs, "confidence")
-	counts := tab.confidenceCounts()
+	counts := tab.confidence
 	top := 0
 	for k := range counts {
 		for _, c := range counts[k] {

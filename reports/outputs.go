@@ -206,7 +206,10 @@ func appliedKind(temps []float64, cf metrics.CrossFitResult) (string, float64) {
 }
 
 // Compute derives every table of a report. It is what `audit run` and
-// `audit report` both call, so the two give identical files.
+// `audit report` both call, so the two give identical files. While it
+// runs it divides in.Outcomes' logits by their temperatures in place (the
+// calibrated stage) and puts the raw ones back before it returns: nothing
+// may read in.Outcomes concurrently.
 func Compute(in Input) (*Tables, error) {
 	if in.Resamples == 0 {
 		in.Resamples = 1000
@@ -235,95 +238,46 @@ func Compute(in Input) (*Tables, error) {
 	if t.Summary.Calibration.FoldTemperatures == nil {
 		t.Summary.Calibration.FoldTemperatures = []metrics.FoldFit{}
 	}
-	scaled := metrics.Scaled(in.Outcomes, in.Temperatures)
+	// The raw stage is computed first; then each claim's logits are divided
+	// by its temperature in place for the calibrated stage, and put back
+	// from a copy of the raw ones when Compute returns: a calibrated copy of
+	// every outcome would cost a run of a million claims ~130 MB.
 	stages := []struct {
 		name string
-		outs []metrics.Outcome
 		temp float64 // the temperature metric's value
-	}{{StageRaw, in.Outcomes, 1}, {StageCalibrated, scaled, temp}}
+	}{{StageRaw, 1}, {StageCalibrated, temp}}
+	sls := metrics.SlicesBy(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}, in.SliceBy)
+	rows := make([][2][]MetricRow, len(sls)) // by slice, then stage: metrics.parquet's order
 	var overall metrics.Evaluation
-	for _, sl := range metrics.SlicesBy(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}, in.SliceBy) {
-		for _, st := range stages {
-			// Intervals for "all" always; for a smaller slice only from
-			// metrics.MinBootstrapClaims claims up (null below).
-			outs := sl.Pick(st.outs)
-			e, err := metrics.Evaluate(outs, 1, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed,
-				None: sl.Name != "all" && len(outs) < metrics.MinBootstrapClaims})
+	for si, st := range stages {
+		if st.name == StageCalibrated {
+			defer metrics.ScaleInPlace(in.Outcomes, in.Temperatures)()
+		}
+		for i, sl := range sls {
+			e, r, err := t.evaluateSlice(in, sl, st.name, st.temp)
 			if err != nil {
 				return nil, err
 			}
-			for i := range e.Metrics {
-				if e.Metrics[i].Name == "temperature" {
-					e.Metrics[i].Value = st.temp
-				}
-			}
+			rows[i][si] = r
 			if sl.Name == "all" && st.name == StageCalibrated {
 				overall = e
 			}
-			for _, x := range e.Metrics {
-				if math.IsNaN(x.Value) && st.name == StageCalibrated {
-					t.undefined[sl.Name+"\x00"+x.Name] = metrics.Undefined(x.Name, e.Counts)
-				}
-				row := MetricRow{RunID: in.RunID, Metric: x.Name, Slice: sl.Name, Stage: st.name, Value: fp(x.Value)}
-				iv, hasCI := e.Intervals[x.Name]
-				if hasCI {
-					row.CILow, row.CIHigh = fp(iv.Low), fp(iv.High)
-				}
-				t.Metrics = append(t.Metrics, row)
-				switch {
-				case sl.Name == "all" && st.name == StageCalibrated:
-					t.Summary.Metrics[x.Name] = fp(x.Value)
-					if metrics.HasInterval(x.Name) {
-						t.Summary.Intervals[x.Name] = nil
-						if hasCI {
-							t.Summary.Intervals[x.Name] = &[2]float64{iv.Low, iv.High}
-						}
-					}
-					if math.IsNaN(x.Value) {
-						t.Summary.Undefined[x.Name] = metrics.Undefined(x.Name, e.Counts)
-					}
-				case sl.Name == "all" && st.name == StageRaw:
-					t.Summary.RawMetrics[x.Name] = fp(x.Value)
-				case st.name == StageCalibrated && slices.Contains(sliceSummary, x.Name):
-					if t.Summary.Slices[sl.Name] == nil {
-						t.Summary.Slices[sl.Name] = map[string]*float64{}
-					}
-					t.Summary.Slices[sl.Name][x.Name] = fp(x.Value)
-				}
-			}
 		}
-		c := metrics.Count(sl.Pick(in.Outcomes))
-		for g := 0; g < 3; g++ {
-			for p := 0; p < 3; p++ {
-				t.Confusion = append(t.Confusion, ConfusionRow{RunID: in.RunID, Slice: sl.Name, GoldLabel: metrics.ClassNames[g],
-					PredictedLabel: metrics.ClassNames[p], Count: int64(c.Confusion[g][p])})
-				if sl.Name == "all" {
-					if t.Summary.Confusion[metrics.ClassNames[g]] == nil {
-						t.Summary.Confusion[metrics.ClassNames[g]] = map[string]int{}
-					}
-					t.Summary.Confusion[metrics.ClassNames[g]][metrics.ClassNames[p]] = c.Confusion[g][p]
-				}
-			}
-		}
+		t.stageCurves(in, st.name, st.temp)
+	}
+	for i := range sls {
+		t.Metrics = append(t.Metrics, rows[i][0]...)
+		t.Metrics = append(t.Metrics, rows[i][1]...)
+		t.confusionRows(in, sls[i])
 	}
 	if len(in.Outcomes) == 0 {
 		// Slices always has "all"; this keeps the zero-claim report whole.
 		overall, _ = metrics.Evaluate(nil, 1, metrics.BootstrapOptions{Resamples: 1})
 	}
-	for _, st := range stages {
-		cal := metrics.Calibration(st.outs, 1)
-		cal.Temperature = st.temp
-		for _, scheme := range []string{metrics.EqualWidth10, metrics.EqualWidth15, metrics.EqualMass10} {
-			for _, b := range cal.Bins[scheme] {
-				t.Calibration = append(t.Calibration, CalibrationRow{RunID: in.RunID, Stage: st.name, Scheme: scheme, Bin: int32(b.Index),
-					Lo: fp(b.Lo), Hi: fp(b.Hi), Count: int64(b.Count), MeanConfidence: fp(b.MeanConfidence), Accuracy: fp(b.Accuracy)})
-			}
-		}
-		t.Reliability = append(t.Reliability, cal)
-		for _, p := range metrics.ThinCurve(metrics.RiskCoverage(st.outs, 1), metrics.CurvePoints) {
-			t.RiskCoverage = append(t.RiskCoverage, RiskCoverageRow{RunID: in.RunID, Stage: st.name, Threshold: p.Threshold, Coverage: p.Coverage, Risk: p.Risk})
-		}
-	}
+	// The outcomes are calibrated from here until Compute returns.
+	scaled := in.Outcomes
+	t.confidence = confidenceCounts(scaled)
+	t.counts = metrics.Count(scaled)
 	for _, o := range scaled {
 		t.Summary.Verdicts[metrics.VerdictOf(o, 1)]++
 	}
@@ -357,14 +311,112 @@ func Compute(in Input) (*Tables, error) {
 		"degenerate_supported": b.DegenerateSupported, "degenerate_refuted": b.DegenerateRefuted,
 	}
 	t.Summary.Warnings = warnings(&t.Summary, overall)
-	t.outcomes = in.Outcomes
-	t.scaled = scaled
 	t.temperature = temp
 	t.manifest = in.Manifest
 	t.plotFormats = in.PlotFormats
 	t.errors = in.Errors
 	t.meta = Meta{RunID: in.RunID, ToolVersion: in.ToolVersion}
 	return t, nil
+}
+
+// evaluateSlice evaluates one slice at one stage (the outcomes already
+// scaled for it): its metrics.parquet rows, and the summary's entries.
+func (t *Tables) evaluateSlice(in Input, sl metrics.Slice, stage string, temp float64) (metrics.Evaluation, []MetricRow, error) {
+	// Intervals for "all" always; for a smaller slice only from
+	// metrics.MinBootstrapClaims claims up (null below).
+	outs := sl.Pick(in.Outcomes)
+	e, err := metrics.Evaluate(outs, 1, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed,
+		None: sl.Name != "all" && len(outs) < metrics.MinBootstrapClaims})
+	if err != nil {
+		return e, nil, err
+	}
+	for i := range e.Metrics {
+		if e.Metrics[i].Name == "temperature" {
+			e.Metrics[i].Value = temp
+		}
+	}
+	rows := make([]MetricRow, 0, len(e.Metrics))
+	for _, x := range e.Metrics {
+		if math.IsNaN(x.Value) && stage == StageCalibrated {
+			t.undefined[sl.Name+"\x00"+x.Name] = metrics.Undefined(x.Name, e.Counts)
+		}
+		row := MetricRow{RunID: in.RunID, Metric: x.Name, Slice: sl.Name, Stage: stage, Value: fp(x.Value)}
+		iv, hasCI := e.Intervals[x.Name]
+		if hasCI {
+			row.CILow, row.CIHigh = fp(iv.Low), fp(iv.High)
+		}
+		rows = append(rows, row)
+		switch {
+		case sl.Name == "all" && stage == StageCalibrated:
+			t.Summary.Metrics[x.Name] = fp(x.Value)
+			if metrics.HasInterval(x.Name) {
+				t.Summary.Intervals[x.Name] = nil
+				if hasCI {
+					t.Summary.Intervals[x.Name] = &[2]float64{iv.Low, iv.High}
+				}
+			}
+			if math.IsNaN(x.Value) {
+				t.Summary.Undefined[x.Name] = metrics.Undefined(x.Name, e.Counts)
+			}
+		case sl.Name == "all" && stage == StageRaw:
+			t.Summary.RawMetrics[x.Name] = fp(x.Value)
+		case stage == StageCalibrated && slices.Contains(sliceSummary, x.Name):
+			if t.Summary.Slices[sl.Name] == nil {
+				t.Summary.Slices[sl.Name] = map[string]*float64{}
+			}
+			t.Summary.Slices[sl.Name][x.Name] = fp(x.Value)
+		}
+	}
+	return e, rows, nil
+}
+
+// confusionRows adds a slice's confusion matrix (decisions do not depend on
+// the stage).
+func (t *Tables) confusionRows(in Input, sl metrics.Slice) {
+	c := metrics.Count(sl.Pick(in.Outcomes))
+	for g := 0; g < 3; g++ {
+		for p := 0; p < 3; p++ {
+			t.Confusion = append(t.Confusion, ConfusionRow{RunID: in.RunID, Slice: sl.Name, GoldLabel: metrics.ClassNames[g],
+				PredictedLabel: metrics.ClassNames[p], Count: int64(c.Confusion[g][p])})
+			if sl.Name == "all" {
+				if t.Summary.Confusion[metrics.ClassNames[g]] == nil {
+					t.Summary.Confusion[metrics.ClassNames[g]] = map[string]int{}
+				}
+				t.Summary.Confusion[metrics.ClassNames[g]][metrics.ClassNames[p]] = c.Confusion[g][p]
+			}
+		}
+	}
+}
+
+// curve is one stage's risk–coverage curve as the plot draws it.
+type curve struct {
+	points []metrics.RCPoint // thinned (metrics.ThinCurve), as in risk_coverage.parquet
+	aurc   float64           // over the full curve
+	n, e   int               // answered, labelled claims and errors among them
+}
+
+// stageCurves adds a stage's calibration bins and risk–coverage points
+// (the outcomes already scaled for it).
+func (t *Tables) stageCurves(in Input, stage string, temp float64) {
+	cal := metrics.Calibration(in.Outcomes, 1)
+	cal.Temperature = temp
+	for _, scheme := range []string{metrics.EqualWidth10, metrics.EqualWidth15, metrics.EqualMass10} {
+		for _, b := range cal.Bins[scheme] {
+			t.Calibration = append(t.Calibration, CalibrationRow{RunID: in.RunID, Stage: stage, Scheme: scheme, Bin: int32(b.Index),
+				Lo: fp(b.Lo), Hi: fp(b.Hi), Count: int64(b.Count), MeanConfidence: fp(b.MeanConfidence), Accuracy: fp(b.Accuracy)})
+		}
+	}
+	t.Reliability = append(t.Reliability, cal)
+	full := metrics.RiskCoverage(in.Outcomes, 1)
+	c := curve{points: metrics.ThinCurve(full, metrics.CurvePoints), aurc: metrics.AURC(full, 1)}
+	if len(full) > 0 {
+		c.n = answeredLabelled(in.Outcomes)
+		c.e = int(math.Round(full[len(full)-1].Risk * float64(c.n)))
+	}
+	t.curves[len(t.Reliability)-1] = c
+	for _, p := range c.points {
+		t.RiskCoverage = append(t.RiskCoverage, RiskCoverageRow{RunID: in.RunID, Stage: stage, Threshold: p.Threshold, Coverage: p.Coverage, Risk: p.Risk})
+	}
 }
 
 // warnings are the lines a person must not miss, in a fixed order: no
@@ -425,8 +477,9 @@ type Tables struct {
 	Outputs      []OutputRow                 // one per model output (source_id), by output id
 	Reliability  []metrics.CalibrationReport // raw, calibrated
 
-	outcomes    []metrics.Outcome // raw
-	scaled      []metrics.Outcome // calibrated: logits ÷ each claim's T
+	curves      [2]curve       // risk–coverage of the raw and calibrated stages, for the plot
+	counts      metrics.Counts // over every claim, for the confusion plot
+	confidence  [3][10]int     // answered claims by predicted label and calibrated-confidence tenth
 	undefined   map[string]string // slice, NUL, metric → why it is undefined (calibrated stage)
 	temperature float64
 	manifest    Manifest

@@ -171,22 +171,20 @@ func (t *Tables) riskCoverageFigure() (*figure, error) {
 	maxRisk := 0.0
 	title := "Risk–coverage"
 	n, e := 0, 0
-	for _, s := range []struct {
+	for i, s := range []struct {
 		name   string
-		outs   []metrics.Outcome
 		col    color.Color
 		dashes []vg.Length
-	}{{"raw", t.outcomes, colRaw, nil}, {"calibrated", t.scaled, colCal, dashed}} {
-		rc := metrics.RiskCoverage(s.outs, 1)
-		if len(rc) == 0 {
+	}{{"raw", colRaw, nil}, {"calibrated", colCal, dashed}} {
+		c := t.curves[i]
+		if len(c.points) == 0 {
 			continue
 		}
-		aurc := metrics.AURC(rc, 1)
-		// Drawn from at most metrics.CurvePoints+1 exact points, as the
-		// table holds it: a million points draw no better than a thousand.
-		thin := metrics.ThinCurve(rc, metrics.CurvePoints)
-		pts := make(plotter.XYs, 0, len(thin))
-		for _, x := range thin {
+		// Drawn from the thinned points the table holds (at most
+		// metrics.CurvePoints+2): a million points draw no better than a
+		// thousand. The AURC is the full curve's.
+		pts := make(plotter.XYs, 0, len(c.points))
+		for _, x := range c.points {
 			pts = append(pts, plotter.XY{X: x.Coverage, Y: x.Risk})
 			// The first few claims say little: the axis is sized by the
 			// curve from 5% coverage on, and clamps what lies above.
@@ -194,18 +192,16 @@ func (t *Tables) riskCoverageFigure() (*figure, error) {
 				maxRisk = math.Max(maxRisk, x.Risk)
 			}
 		}
-		last := rc[len(rc)-1]
-		n = answeredLabelled(s.outs)
-		e = int(math.Round(last.Risk * float64(n)))
+		n, e = c.n, c.e
 		l, err := plotter.NewLine(pts)
 		if err != nil {
 			return nil, err
 		}
 		l.Color, l.Width, l.Dashes = s.col, vg.Points(2), s.dashes
 		p.Add(l)
-		f.addLegend(p, fmt.Sprintf("%s (AURC %.3f)", s.name, aurc), l)
+		f.addLegend(p, fmt.Sprintf("%s (AURC %.3f)", s.name, c.aurc), l)
 		if s.name == "calibrated" {
-			title = fmt.Sprintf("Risk–coverage (%d answered, labelled claims; calibrated AURC %.3f)", n, aurc)
+			title = fmt.Sprintf("Risk–coverage (%d answered, labelled claims; calibrated AURC %.3f)", n, c.aurc)
 		}
 	}
 	if n > 0 {
@@ -273,7 +269,7 @@ func confusionCells(c metrics.Counts) (share [3][3]float64, labels [3][3]string)
 // confusionFigure: gold (rows) × predicted (columns) over answered,
 // labelled claims, each cell with its count and its share of the row.
 func (t *Tables) confusionFigure() (*figure, error) {
-	c := metrics.Count(t.outcomes)
+	c := t.counts
 	p := newPanel(fmt.Sprintf("Confusion (%d answered, labelled claims): rows gold, columns predicted", c.AnsweredLabelled), "predicted", "gold")
 	f := newFigure("confusion", slideH, p)
 	share, labels := confusionCells(c)
@@ -319,11 +315,11 @@ func (blues) Colors() []color.Color {
 	return cs
 }
 
-// confidenceCounts counts answered claims per calibrated-confidence tenth
-// and predicted label.
-func (t *Tables) confidenceCounts() [3][10]int {
+// confidenceCounts counts answered claims per confidence tenth and
+// predicted label (of calibrated outcomes, for the confidence plot).
+func confidenceCounts(outs []metrics.Outcome) [3][10]int {
 	var counts [3][10]int
-	for _, o := range t.scaled {
+	for _, o := range outs {
 		if o.Abstained || !o.Scored {
 			continue
 		}
@@ -338,7 +334,7 @@ func (t *Tables) confidenceCounts() [3][10]int {
 // confidenceFigure: how many answered claims fall in each confidence tenth,
 // per predicted label (calibrated).
 func (t *Tables) confidenceFigure() (*figure, error) {
-	counts := t.confidenceCounts()
+	counts := t.confidence
 	answered := 0
 	for k := range counts {
 		for _, c := range counts[k] {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,8 +208,10 @@ func TestCalibratedStageIsCrossFitted(t *testing.T) {
 	outs := outcomes(500, 1)
 	in := crossFitted("r", outs, 1, 50)
 	require.True(t, in.CrossFit.Fitted, in.CrossFit.Reason)
+	before := slices.Clone(outs)
 	tab, err := Compute(in)
 	require.NoError(t, err)
+	assert.Equal(t, before, outs, "Compute gives the caller's outcomes back with their raw logits")
 	want := metrics.Calibration(metrics.Scaled(outs, in.CrossFit.PerOutcome), 1).ECE10
 	inSample := metrics.Calibration(outs, in.CrossFit.Full).ECE10
 	require.NotEqual(t, want, inSample)
