@@ -477,9 +477,9 @@ type Tables struct {
 	Outputs      []OutputRow                 // one per model output (source_id), by output id
 	Reliability  []metrics.CalibrationReport // raw, calibrated
 
-	curves      [2]curve       // risk–coverage of the raw and calibrated stages, for the plot
-	counts      metrics.Counts // over every claim, for the confusion plot
-	confidence  [3][10]int     // answered claims by predicted label and calibrated-confidence tenth
+	curves      [2]curve          // risk–coverage of the raw and calibrated stages, for the plot
+	counts      metrics.Counts    // over every claim, for the confusion plot
+	confidence  [3][10]int        // answered claims by predicted label and calibrated-confidence tenth
 	undefined   map[string]string // slice, NUL, metric → why it is undefined (calibrated stage)
 	temperature float64
 	manifest    Manifest
