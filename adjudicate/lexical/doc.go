@@ -1,7 +1,8 @@
 // Package lexical is the embedded default verifier: hand-made evidence
-// features per claim and its k passages (features.go), a multinomial
-// logistic model with optional boosted trees whose weights are embedded
-// (model.go, boost.go, weights.json), and what makes and measures those
+// features per claim and its k passages (features.go), a logistic model —
+// nested by default: insufficient vs the rest from the coverage features,
+// then supported vs unsupported (nested.go) — with optional boosted trees,
+// whose weights are embedded (model.go, boost.go, weights.json), and what makes and measures those
 // weights: data sets on disk turned into feature vectors (dataset.go,
 // pipeline.go), balanced fitting (train.go) and the leave-one-set-out
 // evaluation behind `make eval-real` (eval.go). It needs no model files and

@@ -15,7 +15,11 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 )
 
-// Weights are a fitted multinomial logistic model over standardised features.
+// Weights are a fitted logistic model over standardised features: either
+// multinomial (one score per class, the logits) or, with Nested, two binary
+// models: W[2] scores insufficient vs the rest and W[0] supported vs
+// unsupported when the evidence suffices; the logits are then
+// log-probabilities (nestedLogits) and W[1] is zero.
 type Weights struct {
 	Format         string         `json:"format"`
 	FeatureVersion int            `json:"feature_version"`
@@ -24,6 +28,7 @@ type Weights struct {
 	Std            []float64      `json:"std"`
 	W              [3][]float64   `json:"weights"` // per class: supported, unsupported, insufficient
 	Bias           [3]float64     `json:"bias"`
+	Nested         bool           `json:"nested,omitempty"`
 	Boost          *Boost         `json:"boost,omitempty"` // trees added to the logistic logits
 	Provenance     map[string]any `json:"provenance"`
 }
@@ -73,10 +78,14 @@ func ParseWeights(b []byte) (*Weights, error) {
 
 // Learner names the model kind, for provenance.
 func (w *Weights) Learner() string {
-	if w.Boost != nil {
-		return fmt.Sprintf("multinomial logistic regression + %d rounds of depth-limited boosted trees", len(w.Boost.Trees))
+	l := "multinomial logistic regression"
+	if w.Nested {
+		l = "nested logistic regression (insufficient vs the rest on coverage features, then supported vs unsupported)"
 	}
-	return "multinomial logistic regression"
+	if w.Boost != nil {
+		l += fmt.Sprintf(" + %d rounds of depth-limited boosted trees", len(w.Boost.Trees))
+	}
+	return l
 }
 
 // Logits applies the model to a feature vector.
@@ -87,6 +96,9 @@ func (w *Weights) Logits(x [nf]float64) [3]float64 {
 		for j := 0; j < nf; j++ {
 			z[k] += w.W[k][j] * (x[j] - w.Mean[j]) / w.Std[j]
 		}
+	}
+	if w.Nested {
+		z = nestedLogits(z[2], z[0])
 	}
 	if w.Boost != nil {
 		for _, round := range w.Boost.Trees {

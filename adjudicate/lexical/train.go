@@ -16,6 +16,10 @@ type TrainOptions struct {
 	// label (insufficient, in most real sets) does not become the default
 	// answer.
 	Balance bool
+	// Nested fits the nested model (see Weights): insufficient vs the rest
+	// from the coverage features alone, then supported vs unsupported from
+	// every feature; two-way sets teach only the second.
+	Nested bool
 	// Boost adds gradient-boosted trees on top of the logistic model.
 	Boost BoostOptions
 }
@@ -72,14 +76,17 @@ func sampleWeights(sets []*Prepared, balance bool) []float64 {
 }
 
 // Fit fits the model on prepared sets by minimising the weighted mean
-// cross-entropy (for a two-way set, one with no insufficient gold, "not
-// supported" is the probability of unsupported and insufficient together:
-// such sets say nothing about which of the two it is) + L2·‖W‖² with L-BFGS from zero weights: the same inputs give
-// the same weights, bit for bit.
+// cross-entropy + L2·‖W‖² with L-BFGS from zero weights: the same inputs
+// give the same weights, bit for bit. A two-way set, one with no
+// insufficient gold, says nothing about insufficiency: in the multinomial
+// model its "not supported" is the probability of unsupported and
+// insufficient together; in the nested model it teaches supported vs
+// unsupported alone.
 func Fit(sets []*Prepared, opts TrainOptions) (*Weights, map[string]float64, error) {
 	var xs [][nf]float64
 	var ys []int
 	var targets [][3]bool // the classes an example's gold stands for
+	var twoWays []bool
 	for _, s := range sets {
 		xs = append(xs, s.X...)
 		ys = append(ys, s.Y...)
@@ -96,6 +103,7 @@ func Fit(sets []*Prepared, opts TrainOptions) (*Weights, map[string]float64, err
 				t[1], t[2] = true, true
 			}
 			targets = append(targets, t)
+			twoWays = append(twoWays, twoWay)
 		}
 	}
 	if len(xs) == 0 {
@@ -125,6 +133,26 @@ func Fit(sets []*Prepared, opts TrainOptions) (*Weights, map[string]float64, err
 			z[i][j] = (x[j] - w.Mean[j]) / w.Std[j]
 		}
 	}
+	if opts.Nested {
+		if err := fitNested(w, z, ys, twoWays, sw, opts.L2); err != nil {
+			return nil, nil, err
+		}
+	} else if err := fitMultinomial(w, z, targets, sw, opts.L2); err != nil {
+		return nil, nil, err
+	}
+	if opts.Boost.Rounds > 0 {
+		w.Boost = boost(w, xs, targets, sw, opts.Boost)
+	}
+	m := trainingMetrics(w, xs, ys)
+	m["l2"] = opts.L2
+	return w, m, nil
+}
+
+// fitMultinomial fits the multinomial model: the weighted mean
+// cross-entropy of the gold's classes (for a two-way set, "not supported" is
+// unsupported and insufficient together) + l2·‖W‖², by L-BFGS from zero
+// weights.
+func fitMultinomial(w *Weights, z [][nf]float64, targets [][3]bool, sw []float64, l2 float64) error {
 	dim := 3 * (nf + 1)
 	unpack := func(p []float64) (W [3][]float64, b [3]float64) {
 		for k := 0; k < 3; k++ {
@@ -191,28 +219,23 @@ func Fit(sets []*Prepared, opts TrainOptions) (*Weights, map[string]float64, err
 			}
 			for k := 0; k < 3; k++ {
 				for j := 0; j < nf; j++ {
-					grad[k*(nf+1)+j] += 2 * opts.L2 * W[k][j]
+					grad[k*(nf+1)+j] += 2 * l2 * W[k][j]
 				}
 			}
 		}
-		return total/n + opts.L2*reg
+		return total/n + l2*reg
 	}
 	prob := optimize.Problem{Func: func(p []float64) float64 { return loss(p, nil) }, Grad: func(g, p []float64) { loss(p, g) }}
 	res, err := optimize.Minimize(prob, make([]float64, dim), &optimize.Settings{GradientThreshold: 1e-7, MajorIterations: 2000}, &optimize.LBFGS{})
 	if err != nil && res == nil {
-		return nil, nil, fmt.Errorf("train: %w", err)
+		return fmt.Errorf("train: %w", err)
 	}
 	W, b := unpack(res.X)
 	for k := 0; k < 3; k++ {
 		w.W[k] = append([]float64(nil), W[k]...)
 	}
 	w.Bias = b
-	if opts.Boost.Rounds > 0 {
-		w.Boost = boost(w, xs, targets, sw, opts.Boost)
-	}
-	m := trainingMetrics(w, xs, ys)
-	m["l2"] = opts.L2
-	return w, m, nil
+	return nil
 }
 
 // trainingMetrics: accuracy, macro-F1 and NLL on the training examples.

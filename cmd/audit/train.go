@@ -15,10 +15,13 @@ import (
 )
 
 const trainLong = `train retrieves the top-k passages for every labelled claim, computes the lexical
-verifier's features and fits its three-class logistic model (L2, L-BFGS, from zero: the
-same inputs give byte-identical weights). Give one set by its files (--corpus, --claims,
-...) or several by folder (--set DIR, repeatable: corpus.jsonl, claims.jsonl and, when
-present, spans.jsonl and gold.jsonl or gold_labels.jsonl). With --balance every set
+verifier's features and fits its logistic model (L2, L-BFGS, from zero: the same inputs
+give byte-identical weights). The model is nested: one part decides insufficient vs the
+rest from how much of the claim the evidence covers, the other supported vs unsupported
+from every feature; sets with two labels only (supported, not) teach the second part
+alone. --nested=false fits one three-way model instead. Give one set by its files
+(--corpus, --claims, ...) or several by folder (--set DIR, repeatable: corpus.jsonl,
+claims.jsonl and, when present, spans.jsonl and gold.jsonl or gold_labels.jsonl). With --balance every set
 counts the same and, within a set, every label it has.
 
 The weights file records its provenance: each set's name, inputs' sha256 and label
@@ -62,6 +65,7 @@ func newTrainCmd(e *env) *cobra.Command {
 	f.IntVar(&c.p.Train.Boost.Depth, "boost-depth", 3, "depth of the boosted trees")
 	f.Float64Var(&c.p.Train.Boost.LearningRate, "boost-rate", 0.1, "learning rate of the boosted trees")
 	f.BoolVar(&c.p.Train.Balance, "balance", true, "weight sets and, within each, labels equally")
+	f.BoolVar(&c.p.Train.Nested, "nested", true, "decide insufficient vs the rest from the coverage features alone, then supported vs unsupported (false: one three-way model)")
 	f.BoolVar(&c.leaveOneOut, "leave-one-out", false, "print the leave-one-set-out table instead of writing weights")
 	return cmd
 }
