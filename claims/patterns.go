@@ -170,13 +170,7 @@ var caseFolds = strings.NewReplacer("\u212a", "k", "\u017f", "s")
 // Kelvin sign to k, the long s to s), so that a keyword search in the
 // result finds whatever a (?i) pattern's literal could match.
 func foldLower(text string) string {
-	b := []byte(caseFolds.Replace(text))
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
+	return asciiLower(caseFolds.Replace(text))
 }
 
 func mark(taken []bool, loc []int) {
