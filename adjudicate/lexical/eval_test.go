@@ -56,14 +56,7 @@ func TestBalancedWeights(t *testing.T) {
 // of unsupported or insufficient: fitting on it alone leaves the two
 // classes' weights equal.
 func TestTwoWaySetDoesNotTeachInsufficientAway(t *testing.T) {
-	p := &Prepared{Name: "two-way"}
-	for i := 0; i < 40; i++ {
-		var x [nf]float64
-		x[1] = float64(i%7) / 7
-		x[2] = float64(i%5) / 5
-		p.X = append(p.X, x)
-		p.Y = append(p.Y, map[bool]int{true: 0, false: 1}[x[1]+x[2] > 0.8])
-	}
+	p := twoWaySet()
 	w, _, err := Fit([]*Prepared{p}, TrainOptions{})
 	require.NoError(t, err)
 	assert.InDelta(t, w.Bias[1], w.Bias[2], 1e-9)
@@ -127,4 +120,18 @@ func TestLongestRun(t *testing.T) {
 	assert.Equal(t, 3, longestRun(a, []string{"he", "was", "born", "in", "paris", "x"}))
 	assert.Equal(t, 1, longestRun(a, []string{"paris", "in", "born"}))
 	assert.Equal(t, 0, longestRun(a, nil))
+}
+
+// twoWaySet is 40 claims labelled supported or unsupported only (no
+// insufficient gold), supported when features 1 and 2 are high together.
+func twoWaySet() *Prepared {
+	p := &Prepared{Name: "two-way"}
+	for i := 0; i < 40; i++ {
+		var x [nf]float64
+		x[1] = float64(i%7) / 7
+		x[2] = float64(i%5) / 5
+		p.X = append(p.X, x)
+		p.Y = append(p.Y, map[bool]int{true: 0, false: 1}[x[1]+x[2] > 0.8])
+	}
+	return p
 }

@@ -63,14 +63,7 @@ func TestNestedDecidesInsufficientFromCoverageOnly(t *testing.T) {
 // nothing about insufficiency: fitted on one alone, the insufficient part
 // stays at zero.
 func TestNestedTwoWaySetLeavesInsufficientAlone(t *testing.T) {
-	p := &Prepared{Name: "two-way"}
-	for i := 0; i < 40; i++ {
-		var x [nf]float64
-		x[1] = float64(i%7) / 7
-		x[2] = float64(i%5) / 5
-		p.X = append(p.X, x)
-		p.Y = append(p.Y, map[bool]int{true: 0, false: 1}[x[1]+x[2] > 0.8])
-	}
+	p := twoWaySet()
 	w, _, err := Fit([]*Prepared{p}, TrainOptions{Nested: true})
 	require.NoError(t, err)
 	assert.Zero(t, w.Bias[2])
