@@ -35,6 +35,13 @@ func TestNestedDecidesInsufficientFromCoverageOnly(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, w.Nested)
 	cov := coverageMask()
+	named := 0
+	for _, c := range cov {
+		if c {
+			named++
+		}
+	}
+	require.Equal(t, len(CoverageFeatures), named, "every coverage feature is one of FeatureNames")
 	for j := 0; j < nf; j++ {
 		assert.Zero(t, w.W[1][j])
 		if !cov[j] {
