@@ -263,7 +263,7 @@ func Compute(in Input) (*Tables, error) {
 				overall = e
 			}
 		}
-		t.stageCurves(in, st.name, st.temp)
+		t.curves[si] = t.stageCurves(in, st.name, st.temp)
 	}
 	for i := range sls {
 		t.Metrics = append(t.Metrics, rows[i][0]...)
@@ -396,8 +396,8 @@ type curve struct {
 }
 
 // stageCurves adds a stage's calibration bins and risk–coverage points
-// (the outcomes already scaled for it).
-func (t *Tables) stageCurves(in Input, stage string, temp float64) {
+// (the outcomes already scaled for it) and returns its curve for the plot.
+func (t *Tables) stageCurves(in Input, stage string, temp float64) curve {
 	cal := metrics.Calibration(in.Outcomes, 1)
 	cal.Temperature = temp
 	for _, scheme := range []string{metrics.EqualWidth10, metrics.EqualWidth15, metrics.EqualMass10} {
@@ -413,10 +413,10 @@ func (t *Tables) stageCurves(in Input, stage string, temp float64) {
 		c.n = answeredLabelled(in.Outcomes)
 		c.e = int(math.Round(full[len(full)-1].Risk * float64(c.n)))
 	}
-	t.curves[len(t.Reliability)-1] = c
 	for _, p := range c.points {
 		t.RiskCoverage = append(t.RiskCoverage, RiskCoverageRow{RunID: in.RunID, Stage: stage, Threshold: p.Threshold, Coverage: p.Coverage, Risk: p.Risk})
 	}
+	return c
 }
 
 // warnings are the lines a person must not miss, in a fixed order: no
