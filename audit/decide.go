@@ -164,7 +164,7 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 			rec.GoldEvidenceRank = ptr(int32(r))
 		}
 	}
-	rec.Action = action(out, rec.Confidence)
+	rec.Action = ClaimAction(out.Abstained, out.Predicted, rec.Confidence, o.branches(c.SourceID))
 	rec.Verdict = metrics.VerdictOf(out, d.t)
 	if nc := d.numeric; nc != nil {
 		rec.NumericCheck, rec.NumericPolicy, rec.NumericReason = ptr(nc.Status), ptr(nc.Policy), ptr(nc.Reason)
@@ -185,20 +185,13 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	return rec
 }
 
-// action is seed 004's decide_action for a post-hoc audit, where no
-// branches have been tried: supported → CONTINUE; unsupported with
-// confidence >= 0.7 → BRANCH (halt and regenerate), below → CONTINUE;
-// insufficient → BRANCH (look for better evidence); no decision → ABSTAIN.
-func action(o metrics.Outcome, conf *float64) string {
-	switch {
-	case o.Abstained:
-		return "ABSTAIN"
-	case o.Predicted == metrics.Unsupported && conf != nil && *conf >= 0.7:
-		return "BRANCH"
-	case o.Predicted == metrics.Insufficient:
-		return "BRANCH"
+// branches is seed 004's branch count of a claim: its output's attempt
+// (0 for a claim of no output: a post-hoc audit has tried no branch).
+func (o *Options) branches(sourceID string) int {
+	if m, ok := o.outputIndex()[sourceID]; ok {
+		return m.Attempt
 	}
-	return "CONTINUE"
+	return 0
 }
 
 // factCache keeps the numeric facts of passages already read: a run

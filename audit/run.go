@@ -72,6 +72,13 @@ type Options struct {
 	// flag (default) or override (claims.DecideNumeric).
 	NumericEffect claims.NumericEffect
 
+	// Outputs, when set, are the model outputs the claims were extracted
+	// from (a claim's source_id is its output's id), in file order: the
+	// run decides each output (outputs.parquet's decision columns) and a
+	// claim's action counts its output's attempt as seed 004's branches.
+	Outputs     []OutputMeta
+	outputsByID map[string]OutputMeta
+
 	ToolVersion string
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 	SliceBy     []string       // claim metadata keys to slice on (--slice-by meta.KEY)
@@ -102,6 +109,9 @@ type Result struct {
 	CacheHits    int             // verdicts reused from the --resume cache
 
 	errors []reports.Record // the misclassified claims report.html shows
+	// ledger holds each output's claims as the per-output layer reads
+	// them (with Options.Outputs), by output id, in claim order.
+	ledger map[string][]LedgerEntry
 }
 
 // ErrTooManyErrors fails a run whose adjudication errors exceed the bound;
@@ -217,6 +227,12 @@ func (o *Options) defaults() {
 	}
 	if o.NumericEffect == "" {
 		o.NumericEffect = claims.EffectFlag
+	}
+	if o.Outputs != nil && o.outputsByID == nil {
+		o.outputsByID = make(map[string]OutputMeta, len(o.Outputs))
+		for _, m := range o.Outputs {
+			o.outputsByID[m.ID] = m
+		}
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))

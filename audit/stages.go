@@ -323,6 +323,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		res.Records++
 		rec := o.record(v, d, out, res.RunID)
 		picker.Add(rec)
+		o.addToLedger(res, v.Claim, rec)
 		return w.Write(rec)
 	})
 	if err != nil {
@@ -362,6 +363,10 @@ func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verif
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err
+	}
+	if o.Outputs != nil {
+		rows, values := o.decideOutputs(res)
+		t.SetOutputDecisions(rows, values)
 	}
 	t.Summary.Gates = reports.Check(o.Gates, t)
 	return t, t.Write(o.WriteDir)

@@ -236,8 +236,8 @@ func parseOperand(s string, scope GateScope) (Operand, error) {
 		return o, fmt.Errorf("%s is a count of audit diff (%s), not a metric of one run", o.Name, strings.Join(DiffCounts, ", "))
 	case isCount && o.Delta:
 		return o, fmt.Errorf("%s is already a comparison of two runs: write it without the delta prefix", o.Name)
-	case !isCount && !slices.Contains(metrics.Names, o.Name):
-		known := strings.Join(metrics.Names, ", ")
+	case !isCount && !slices.Contains(metrics.Names, o.Name) && !slices.Contains(DecisionMetrics, o.Name):
+		known := strings.Join(slices.Concat(metrics.Names, DecisionMetrics), ", ")
 		if scope == DiffScope {
 			known += "; in diff also " + strings.Join(DiffCounts, ", ") + " and delta.<metric>"
 		}

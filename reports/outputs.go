@@ -75,6 +75,75 @@ type OutputRow struct {
 	GoldSupportedFraction *float64 `parquet:"gold_supported_fraction,optional"`
 	GoldAnyUnsupported    *bool    `parquet:"gold_any_unsupported,optional"`
 	GoldVerdict           *string  `parquet:"gold_verdict,optional,dict"`
+
+	// The per-output decision (audit run --outputs; null otherwise): the
+	// output's query and attempt, seed 004's overall action and confidence,
+	// seed 002's evidence coverage and revision decision, seed 004's
+	// structured abstention, critical claims without a citation, risk
+	// flags, and whether this attempt improved on the one before.
+	Query             *string  `parquet:"query,optional"`
+	QueryID           *string  `parquet:"query_id,optional"`
+	Attempt           *int64   `parquet:"attempt,optional"`
+	OverallAction     *string  `parquet:"overall_action,optional,dict"`
+	OverallConfidence *float64 `parquet:"overall_confidence,optional"`
+	WorstClaimID      *string  `parquet:"worst_claim_id,optional"`
+	EvidenceCoverage  *float64 `parquet:"evidence_coverage,optional"`
+	Revision          *string  `parquet:"revision,optional,dict"`
+	RevisionReason    *string  `parquet:"revision_reason,optional,dict"`
+	Instructions      []string `parquet:"instructions,list"`
+	AbstentionMessage *string  `parquet:"abstention_message,optional"`
+	UncitedCritical   []string `parquet:"uncited_critical,list"`
+	RiskFlags         []string `parquet:"risk_flags,list"`
+	Improved          *bool    `parquet:"improved,optional"`
+}
+
+// DecisionMetrics are the per-output decision metrics of a run over model
+// outputs (audit run --outputs), gateable like every metric: shares of
+// outputs by revision, outputs with an uncited critical claim, queries and
+// the share whose final attempt abstains (seed 004's abstain rate),
+// branches (attempts after a query's first) and the share that improved
+// the verdict (seed 004's branch success rate). Undefined is null.
+var DecisionMetrics = []string{"output_ship_rate", "output_revise_rate", "output_abstain_rate", "output_uncited_critical_rate",
+	"queries", "query_abstain_rate", "branches", "branch_success_rate"}
+
+// SetOutputDecisions merges per-output decisions into outputs.parquet's
+// rows (by output id; an output with no claim gets a row of its own, with
+// zero counts) and adds DecisionMetrics' values (NaN: undefined) to
+// metrics.parquet — one row per stage, the same value: outputs are decided
+// once, at the temperatures applied — and to summary.json.
+func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64) {
+	at := map[string]int{}
+	for i, r := range t.Outputs {
+		at[r.OutputID] = i
+	}
+	for _, d := range rows {
+		i, ok := at[d.OutputID]
+		if !ok {
+			t.Outputs = append(t.Outputs, OutputRow{RunID: t.meta.RunID, OutputID: d.OutputID, Verdict: metrics.OutputPass,
+				SupportedFraction: math.NaN()}) // FActScore over no claim is undefined
+			i = len(t.Outputs) - 1
+		}
+		r := &t.Outputs[i]
+		r.Query, r.QueryID, r.Attempt = d.Query, d.QueryID, d.Attempt
+		r.OverallAction, r.OverallConfidence, r.WorstClaimID = d.OverallAction, d.OverallConfidence, d.WorstClaimID
+		r.EvidenceCoverage, r.Revision, r.RevisionReason, r.Instructions = d.EvidenceCoverage, d.Revision, d.RevisionReason, d.Instructions
+		r.AbstentionMessage, r.UncitedCritical, r.RiskFlags, r.Improved = d.AbstentionMessage, d.UncitedCritical, d.RiskFlags, d.Improved
+	}
+	slices.SortFunc(t.Outputs, func(a, b OutputRow) int { return strings.Compare(a.OutputID, b.OutputID) })
+	for _, stage := range []string{StageRaw, StageCalibrated} {
+		for _, name := range DecisionMetrics {
+			v, ok := values[name]
+			if !ok {
+				continue
+			}
+			t.Metrics = append(t.Metrics, MetricRow{RunID: t.meta.RunID, Metric: name, Slice: "all", Stage: stage, Value: fp(v)})
+			if stage == StageCalibrated {
+				t.Summary.Metrics[name] = fp(v)
+			} else {
+				t.Summary.RawMetrics[name] = fp(v)
+			}
+		}
+	}
 }
 
 // Stages of every metric: raw (T = 1) and calibrated (the applied T; equal

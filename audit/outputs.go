@@ -1,0 +1,480 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/reports"
+)
+
+// The per-output layer: one decision per model output from the decisions
+// on its claims (seed 002 §6–7, seed 004 §7.4–7.6, §7.7).
+
+// Revision outcomes of an output.
+const (
+	RevisionShip    = "ship"    // evidence coverage met: the output can go out as it is
+	RevisionRevise  = "revise"  // the writer should revise it (reason and instructions say how)
+	RevisionAbstain = "abstain" // no revision left and coverage not met: answer with the abstention message
+)
+
+// Seed 002's revision-loop constants and seed 004's branch limit.
+const (
+	MaxRevisions      = 2    // decideRevision: revisionCount >= 2 stops the loop
+	CoverageThreshold = 0.85 // decideRevision: evidence coverage that ships an output
+	MaxBranches       = 3    // decide_action: branches tried before a refuted claim abstains
+)
+
+// Seed 004's actions.
+const (
+	ActionContinue = "CONTINUE"
+	ActionBranch   = "BRANCH"
+	ActionAbstain  = "ABSTAIN"
+)
+
+// Seed 002 decideRevision's reasons and instruction texts.
+const (
+	ReasonMaxRevisions     = "Maximum revision cycles reached"
+	ReasonCoverageMet      = "Coverage threshold met"
+	ReasonCriticalNotFound = "Critical claims lack evidence"
+	ReasonContradicted     = "Claims contradict evidence"
+	InstructionGeneral     = "Strengthen citations or remove unsupported claims"
+)
+
+// AbstentionPrefix opens seed 004's structured abstention (constraint 5).
+const AbstentionPrefix = "I cannot provide a verified answer to this question."
+
+// LedgerEntry is one claim of an output as the per-output layer reads it:
+// seed 002's ledger entry plus seed 004's per-claim verdict and action.
+type LedgerEntry struct {
+	ClaimID    string
+	Text       string
+	Importance string // critical, material, minor ("" counts as non-minor, as in the seed)
+	// Verdict is seed 002's: supported, weak, contradicted or not_found.
+	Verdict string
+	// Label is the predicted label (supported, unsupported, insufficient);
+	// "" when the claim was abstained (no decision).
+	Label        string
+	AbstainCause string   // why it was abstained ("" when decided)
+	Confidence   *float64 // calibrated confidence of the predicted label; nil when not scored
+	Action       string   // seed 004's action at the output's branch count
+	Cited        bool     // the claim carries a citation anchor
+	Flags        []string // risk flags of the claim (claimFlags)
+}
+
+// RevisionDecision is seed 002's RevisionDecision.
+type RevisionDecision struct {
+	ShouldRevise bool
+	Reason       string
+	Instructions []string
+}
+
+// material are the entries seed 002's coverage counts: importance not
+// minor.
+func material(entries []LedgerEntry) []LedgerEntry {
+	var m []LedgerEntry
+	for _, e := range entries {
+		if e.Importance != "minor" {
+			m = append(m, e)
+		}
+	}
+	return m
+}
+
+// EvidenceCoverage is seed 002's calculateEvidenceCoverage: the share of
+// non-minor claims whose verdict is supported or weak, 1.0 when there is
+// none (defined is then false: the column is null, the rule reads 1.0).
+func EvidenceCoverage(entries []LedgerEntry) (coverage float64, defined bool) {
+	m := material(entries)
+	if len(m) == 0 {
+		return 1.0, false
+	}
+	n := 0
+	for _, e := range m {
+		if e.Verdict == metrics.VerdictSupported || e.Verdict == metrics.VerdictWeak {
+			n++
+		}
+	}
+	return float64(n) / float64(len(m)), true
+}
+
+// DecideRevision is seed 002's decideRevision, rule for rule and text for
+// text: the revision limit first, then the coverage threshold, then
+// critical claims not found, then contradictions, then low coverage.
+func DecideRevision(entries []LedgerEntry, revisionCount int) RevisionDecision {
+	if revisionCount >= MaxRevisions {
+		return RevisionDecision{Reason: ReasonMaxRevisions, Instructions: []string{}}
+	}
+	coverage, _ := EvidenceCoverage(entries)
+	if coverage >= CoverageThreshold {
+		return RevisionDecision{Reason: ReasonCoverageMet, Instructions: []string{}}
+	}
+	var critical, contradicted []string
+	for _, e := range entries {
+		if e.Importance == "critical" && e.Verdict == metrics.VerdictNotFound {
+			critical = append(critical, fmt.Sprintf("Remove or qualify claim: %q", e.Text))
+		}
+		if e.Verdict == metrics.VerdictContradicted {
+			contradicted = append(contradicted, fmt.Sprintf("Correct claim based on evidence: %q", e.Text))
+		}
+	}
+	if len(critical) > 0 {
+		return RevisionDecision{ShouldRevise: true, Reason: ReasonCriticalNotFound, Instructions: critical}
+	}
+	if len(contradicted) > 0 {
+		return RevisionDecision{ShouldRevise: true, Reason: ReasonContradicted, Instructions: contradicted}
+	}
+	// (coverage * 100).toFixed(0): JavaScript rounds a tie up, as
+	// math.Round does for positive numbers.
+	return RevisionDecision{ShouldRevise: true, Reason: fmt.Sprintf("Coverage %d%% below 85%% threshold", int(math.Round(coverage*100))),
+		Instructions: []string{InstructionGeneral}}
+}
+
+// Revision maps a decision onto ship / revise / abstain: revise when
+// decideRevision says so; otherwise ship when the coverage threshold is
+// met, and abstain when the loop stopped at its limit short of it (seed
+// 002's "mark unsupported" branch, answered with seed 004's structured
+// abstention rather than an output known to fall short).
+func Revision(d RevisionDecision, coverage float64) string {
+	switch {
+	case d.ShouldRevise:
+		return RevisionRevise
+	case coverage >= CoverageThreshold:
+		return RevisionShip
+	}
+	return RevisionAbstain
+}
+
+// ClaimAction is seed 004's decide_action at a branch count: supported →
+// CONTINUE; unsupported (REFUTED) with confidence >= 0.7 → BRANCH below
+// MaxBranches branches and ABSTAIN from there, below 0.7 → CONTINUE;
+// insufficient → BRANCH below MaxBranches, CONTINUE from there. A claim
+// with no decision (abstained) is ABSTAIN.
+func ClaimAction(abstained bool, pred metrics.Class, conf *float64, branches int) string {
+	switch {
+	case abstained:
+		return ActionAbstain
+	case pred == metrics.Unsupported && conf != nil && *conf >= 0.7:
+		if branches < MaxBranches {
+			return ActionBranch
+		}
+		return ActionAbstain
+	case pred == metrics.Insufficient && branches < MaxBranches:
+		return ActionBranch
+	}
+	return ActionContinue
+}
+
+// verdictRank orders seed 004's verdicts worst first: REFUTED 0,
+// INSUFFICIENT 1 (an abstained claim: no evidence decided it, seed 004
+// constraint 2), SUPPORTED 2.
+func verdictRank(e LedgerEntry) int {
+	switch e.Label {
+	case "unsupported":
+		return 0
+	case "supported":
+		return 2
+	}
+	return 1
+}
+
+// outputVerdict is the worst claim's rank; an output without claims has
+// nothing refuted or undecided (SUPPORTED).
+func outputVerdict(entries []LedgerEntry) int {
+	r := 2
+	for _, e := range entries {
+		r = min(r, verdictRank(e))
+	}
+	return r
+}
+
+// OutputMeta is what the outputs file says of one output.
+type OutputMeta struct {
+	ID      string
+	Query   string
+	QueryID string
+	// Attempt is the regeneration number (0 the first answer); HasAttempt
+	// says the file gave one.
+	Attempt    int
+	HasAttempt bool
+	Line       int // in the outputs file, for messages
+}
+
+// QueryKey groups an output's attempts: its query_id, or its own id when it
+// has none (a query answered once).
+func (m OutputMeta) QueryKey() string {
+	if m.QueryID != "" {
+		return "q:" + m.QueryID
+	}
+	return "o:" + m.ID
+}
+
+// OutputDecision is the per-output decision: a row of outputs.parquet's
+// decision columns.
+type OutputDecision struct {
+	Meta              OutputMeta
+	Claims            int
+	OverallAction     string   // the worst claim's action (seed 004 §7.6); CONTINUE with no claims
+	OverallConfidence *float64 // the least confidence of its claims; nil when none has one
+	WorstClaimID      string   // the claim whose action is the overall action ("" with no claims)
+	EvidenceCoverage  *float64 // seed 002's, nil with no non-minor claim (the rule then reads 1.0)
+	Revision          string
+	RevisionReason    string
+	Instructions      []string
+	// AbstentionMessage is seed 004's structured abstention when the
+	// overall action is ABSTAIN ("" otherwise).
+	AbstentionMessage string
+	UncitedCritical   []string // ids of critical claims without a citation anchor (seed 002 §3.5: must be cited)
+	RiskFlags         []string // the union of its claims' risk flags, sorted
+	// Improved says whether this attempt's verdict beats the attempt it
+	// branched from (the query's previous attempt); nil for a first attempt.
+	Improved *bool
+}
+
+// DecideOutput decides one output from its claims, in claim order. The
+// revision count of seed 002 and the branch count of seed 004 are the
+// output's attempt: attempt 0 is the first answer.
+func DecideOutput(m OutputMeta, entries []LedgerEntry) OutputDecision {
+	d := OutputDecision{Meta: m, Claims: len(entries), OverallAction: ActionContinue, Instructions: []string{},
+		UncitedCritical: []string{}, RiskFlags: []string{}}
+	worst := -1
+	flags := map[string]bool{}
+	for i, e := range entries {
+		// min_by_key keeps the first of equally bad claims.
+		if worst < 0 || verdictRank(e) < verdictRank(entries[worst]) {
+			worst = i
+		}
+		if c := e.Confidence; c != nil && (d.OverallConfidence == nil || *c < *d.OverallConfidence) {
+			d.OverallConfidence = ptr(*c)
+		}
+		if e.Importance == "critical" && !e.Cited {
+			d.UncitedCritical = append(d.UncitedCritical, e.ClaimID)
+		}
+		for _, f := range e.Flags {
+			flags[f] = true
+		}
+	}
+	if worst >= 0 {
+		d.OverallAction, d.WorstClaimID = entries[worst].Action, entries[worst].ClaimID
+	}
+	cov, defined := EvidenceCoverage(entries)
+	if defined {
+		d.EvidenceCoverage = ptr(cov)
+	}
+	rd := DecideRevision(entries, m.Attempt)
+	d.Revision, d.RevisionReason, d.Instructions = Revision(rd, cov), rd.Reason, rd.Instructions
+	if d.OverallAction == ActionAbstain {
+		d.AbstentionMessage = AbstentionMessage(entries[worst], m.Attempt)
+	}
+	for f := range flags {
+		d.RiskFlags = append(d.RiskFlags, f)
+	}
+	sort.Strings(d.RiskFlags)
+	return d
+}
+
+// AbstentionMessage is seed 004's structured abstention, "I cannot provide
+// a verified answer to this question. [Reason: …]", the reason explaining
+// the claim that made the output abstain.
+func AbstentionMessage(e LedgerEntry, branches int) string {
+	var why string
+	switch {
+	case e.Label == "":
+		cause := strings.ReplaceAll(e.AbstainCause, "_", " ")
+		if cause == "" {
+			cause = "no decision"
+		}
+		why = fmt.Sprintf("the claim %q could not be verified (%s)", e.Text, cause)
+	default:
+		why = fmt.Sprintf("the evidence contradicts the claim %q", e.Text)
+		if e.Confidence != nil {
+			why += fmt.Sprintf(" (confidence %.2f)", *e.Confidence)
+		}
+		if branches > 0 {
+			why += fmt.Sprintf(" after %d regenerations", branches)
+		}
+	}
+	return AbstentionPrefix + " [Reason: " + why + "]"
+}
+
+// QuerySummary are the per-query numbers over a run's output decisions.
+type QuerySummary struct {
+	Queries int // distinct queries (query_id, or an output without one)
+	// Abstained counts queries whose final attempt's overall action is
+	// ABSTAIN (seed 004's abstain rate is per query).
+	Abstained int
+	// Branches are attempts after a query's first; Improved those whose
+	// verdict beats the attempt before (seed 004's branch success rate).
+	Branches, Improved int
+}
+
+// AbstainRate is Abstained ÷ Queries (NaN without queries).
+func (q QuerySummary) AbstainRate() float64 { return ratio(q.Abstained, q.Queries) }
+
+// BranchSuccessRate is Improved ÷ Branches (NaN without branches).
+func (q QuerySummary) BranchSuccessRate() float64 { return ratio(q.Improved, q.Branches) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+// Queries groups decisions by query, orders each query's attempts, sets
+// each later attempt's Improved (its verdict — the worst claim's, refuted <
+// insufficient < supported — against the attempt before it) and counts.
+// verdicts[i] is decision i's outputVerdict.
+func Queries(ds []OutputDecision, verdicts []int) QuerySummary {
+	groups := map[string][]int{}
+	var keys []string
+	for i, d := range ds {
+		k := d.Meta.QueryKey()
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	var q QuerySummary
+	for _, k := range keys {
+		idx := groups[k]
+		slices.SortStableFunc(idx, func(a, b int) int { return ds[a].Meta.Attempt - ds[b].Meta.Attempt })
+		q.Queries++
+		if ds[idx[len(idx)-1]].OverallAction == ActionAbstain {
+			q.Abstained++
+		}
+		for j := 1; j < len(idx); j++ {
+			better := verdicts[idx[j]] > verdicts[idx[j-1]]
+			ds[idx[j]].Improved = ptr(better)
+			q.Branches++
+			if better {
+				q.Improved++
+			}
+		}
+	}
+	return q
+}
+
+// outputIndex is Options.Outputs by id (nil without outputs).
+func (o *Options) outputIndex() map[string]OutputMeta { return o.outputsByID }
+
+// addToLedger keeps what the per-output layer needs of a claim's record
+// (with Options.Outputs only: a claims run holds nothing more per claim).
+func (o *Options) addToLedger(res *Result, c claims.Claim, rec reports.Record) {
+	if o.Outputs == nil {
+		return
+	}
+	if res.ledger == nil {
+		res.ledger = map[string][]LedgerEntry{}
+	}
+	e := LedgerEntry{ClaimID: rec.ClaimID, Text: rec.Text, Importance: rec.Importance, Verdict: rec.Verdict,
+		Confidence: rec.Confidence, Action: rec.Action, Cited: len(c.Cite) > 0}
+	if rec.PredictedLabel != nil {
+		e.Label = *rec.PredictedLabel
+	}
+	if rec.AbstainReason != nil {
+		e.AbstainCause = *rec.AbstainReason
+	}
+	e.Flags = claimFlags(rec, e)
+	res.ledger[c.SourceID] = append(res.ledger[c.SourceID], e)
+}
+
+// Risk flags of a claim (seed 002 §8's risk_flags, by type).
+const (
+	FlagContradicted    = "contradicted"     // verdict contradicted
+	FlagNoEvidence      = "no_evidence"      // nothing retrieved (seed 002 §8.1)
+	FlagWeakRetrieval   = "weak_retrieval"   // the best passage scored below --min-retrieval-score
+	FlagLowConfidence   = "low_confidence"   // abstained below --abstain-below
+	FlagError           = "error"            // the verifier failed on it
+	FlagNumericMismatch = "numeric_mismatch" // its number disagrees with the evidence's
+	FlagUncitedCritical = "uncited_critical" // critical and without a citation anchor (seed 002 §3.5)
+)
+
+// claimFlags are a claim's risk flags, derived from its record. This is the
+// one place that reads them: when records carry the labelling rules' own
+// flags column, its values join these here.
+func claimFlags(rec reports.Record, e LedgerEntry) []string {
+	var f []string
+	if e.Verdict == metrics.VerdictContradicted {
+		f = append(f, FlagContradicted)
+	}
+	switch e.AbstainCause {
+	case ReasonNoEvidence:
+		f = append(f, FlagNoEvidence)
+	case ReasonWeakRetrieval:
+		f = append(f, FlagWeakRetrieval)
+	case ReasonLowConfidence:
+		f = append(f, FlagLowConfidence)
+	case ReasonError:
+		f = append(f, FlagError)
+	}
+	if rec.NumericCheck != nil && *rec.NumericCheck == claims.NumericMismatch {
+		f = append(f, FlagNumericMismatch)
+	}
+	if e.Importance == "critical" && !e.Cited {
+		f = append(f, FlagUncitedCritical)
+	}
+	return f
+}
+
+// decideOutputs decides every output of Options.Outputs (one with no claim
+// too) and computes DecisionMetrics: outputs.parquet's decision columns.
+func (o *Options) decideOutputs(res *Result) ([]reports.OutputRow, map[string]float64) {
+	ds := make([]OutputDecision, len(o.Outputs))
+	verdicts := make([]int, len(o.Outputs))
+	for i, m := range o.Outputs {
+		es := res.ledger[m.ID]
+		ds[i] = DecideOutput(m, es)
+		verdicts[i] = outputVerdict(es)
+	}
+	q := Queries(ds, verdicts)
+	var ship, revise, abstain, uncited int
+	rows := make([]reports.OutputRow, len(ds))
+	for i, d := range ds {
+		switch d.Revision {
+		case RevisionShip:
+			ship++
+		case RevisionRevise:
+			revise++
+		case RevisionAbstain:
+			abstain++
+		}
+		if len(d.UncitedCritical) > 0 {
+			uncited++
+		}
+		rows[i] = outputRow(d)
+	}
+	n := len(ds)
+	return rows, map[string]float64{"output_ship_rate": ratio(ship, n), "output_revise_rate": ratio(revise, n),
+		"output_abstain_rate": ratio(abstain, n), "output_uncited_critical_rate": ratio(uncited, n),
+		"queries": float64(q.Queries), "query_abstain_rate": q.AbstainRate(), "branches": float64(q.Branches),
+		"branch_success_rate": q.BranchSuccessRate()}
+}
+
+// outputRow is a decision as outputs.parquet's decision columns.
+func outputRow(d OutputDecision) reports.OutputRow {
+	m := d.Meta
+	r := reports.OutputRow{OutputID: m.ID, OverallAction: ptr(d.OverallAction), OverallConfidence: d.OverallConfidence,
+		EvidenceCoverage: d.EvidenceCoverage, Revision: ptr(d.Revision), RevisionReason: ptr(d.RevisionReason),
+		Instructions: d.Instructions, UncitedCritical: d.UncitedCritical, RiskFlags: d.RiskFlags, Improved: d.Improved}
+	if m.Query != "" {
+		r.Query = ptr(m.Query)
+	}
+	if m.QueryID != "" {
+		r.QueryID = ptr(m.QueryID)
+	}
+	if m.HasAttempt {
+		r.Attempt = ptr(int64(m.Attempt))
+	}
+	if d.WorstClaimID != "" {
+		r.WorstClaimID = ptr(d.WorstClaimID)
+	}
+	if d.AbstentionMessage != "" {
+		r.AbstentionMessage = ptr(d.AbstentionMessage)
+	}
+	return r
+}
