@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check deploy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: eval-extract all build test race lint tidy-check deploy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -272,3 +272,9 @@ demo-data:
 
 clean:
 	rm -rf $(BIN) $(DEMO_OUT) $(DEMO_OUT)-b $(DEMO_OUT)-diff.json
+
+## eval-extract: claim precision and recall of the rule-based extractor on the
+## golden extraction set (extract/testdata/golden.jsonl), by case; figures go
+## in BENCHMARKS.md
+eval-extract:
+	$(GO) run ./bench/extract -golden extract/testdata/golden.jsonl
