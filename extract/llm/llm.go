@@ -1,0 +1,298 @@
+// Package llm decomposes model outputs into atomic facts with an LLM, as
+// FActScore, SAFE, RAGAS and DeepEval do: each output goes to an
+// OpenAI-compatible chat completions endpoint in a documented prompt
+// (prompt.tmpl, replaceable) that asks for one JSON object {"facts": [...]}.
+// Requests use temperature 0 and a fixed seed; answers are cached on disk
+// by model, prompt and output text, so a rerun asks nothing twice.
+//
+// The connection is the openai verifier's shared client (adjudicate/remote):
+// bounded concurrency, retries of retryable failures only, per-request
+// timeouts, and an API key (read from an environment variable) that is sent
+// as a bearer token and scrubbed from every error. A malformed answer, a
+// refusal or a failed request is an error for that output — the caller
+// writes it as the output's error row — never an empty list of facts.
+package llm
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"github.com/claimaudit/claimaudit/adjudicate/remote"
+)
+
+//go:embed prompt.tmpl
+var defaultPrompt string
+
+// DefaultPrompt is the prompt template used without a prompt file.
+func DefaultPrompt() string { return defaultPrompt }
+
+// DefaultAPIKeyEnv is the variable the API key is read from by default.
+const DefaultAPIKeyEnv = "OPENAI_API_KEY"
+
+// Seed is sent with every request (servers that honour it answer the same
+// prompt the same way).
+const Seed = 1
+
+// Errors of one output's extraction.
+var (
+	ErrMalformed = errors.New("the extractor's answer is not the required JSON")
+	ErrRefused   = errors.New("the model refused to extract facts")
+)
+
+// Options configure the extractor.
+type Options struct {
+	Client    remote.Options // Client.Secret is set from APIKeyEnv
+	Model     string
+	APIKeyEnv string // "" or unset: no key
+	Prompt    string // template file; "" = the embedded prompt.tmpl
+	MaxTokens int    // answer budget; default 1024
+	// CacheDir holds answers already received ("" = no cache).
+	CacheDir string
+	Getenv   func(string) string
+}
+
+// Extractor asks an LLM for the atomic facts of outputs. Safe for
+// concurrent use.
+type Extractor struct {
+	c       *remote.Client
+	o       Options
+	tmpl    *template.Template
+	promptH string // hash of the prompt template
+}
+
+// New checks the options and makes the extractor. It sends nothing.
+func New(o Options) (*Extractor, error) {
+	if o.Model == "" {
+		return nil, errors.New("llm extractor: --model NAME is required (the model the server serves)")
+	}
+	if o.MaxTokens == 0 {
+		o.MaxTokens = 1024
+	}
+	if o.MaxTokens < 0 {
+		return nil, fmt.Errorf("llm extractor: --max-tokens %d must be positive", o.MaxTokens)
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.APIKeyEnv != "" {
+		o.Client.Secret = o.Getenv(o.APIKeyEnv)
+		if o.Client.Secret == "" && o.APIKeyEnv != DefaultAPIKeyEnv {
+			return nil, fmt.Errorf("llm extractor: --api-key-env %s: the variable is empty or unset", o.APIKeyEnv)
+		}
+	}
+	text := defaultPrompt
+	if o.Prompt != "" {
+		b, err := os.ReadFile(o.Prompt)
+		if err != nil {
+			return nil, fmt.Errorf("llm extractor: --prompt: %w", err)
+		}
+		text = string(b)
+	}
+	tmpl, err := template.New("prompt").Option("missingkey=error").Parse(text)
+	if err == nil {
+		err = tmpl.Execute(&bytes.Buffer{}, promptData{Text: "x", Query: "q"})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("llm extractor: prompt %s: %w", o.Prompt, err)
+	}
+	c, err := remote.New(o.Client)
+	if err != nil {
+		return nil, fmt.Errorf("llm extractor: %w", err)
+	}
+	h := sha256.Sum256([]byte(text))
+	return &Extractor{c: c, o: o, tmpl: tmpl, promptH: hex.EncodeToString(h[:])}, nil
+}
+
+// Close releases idle connections.
+func (e *Extractor) Close() error { return e.c.Close() }
+
+type promptData struct {
+	Text  string
+	Query string
+}
+
+// Prompt renders the prompt for one output.
+func (e *Extractor) Prompt(text, query string) (string, error) {
+	var b strings.Builder
+	if err := e.tmpl.Execute(&b, promptData{Text: text, Query: query}); err != nil {
+		return "", fmt.Errorf("render prompt: %w", err)
+	}
+	return b.String(), nil
+}
+
+type message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type chatRequest struct {
+	Model          string            `json:"model"`
+	Messages       []message         `json:"messages"`
+	Temperature    float64           `json:"temperature"`
+	MaxTokens      int               `json:"max_tokens"`
+	Seed           int               `json:"seed"`
+	ResponseFormat map[string]string `json:"response_format"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message struct {
+			Content *string `json:"content"`
+			Refusal *string `json:"refusal"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+}
+
+// Facts asks for the atomic facts of one output (its text and, when known,
+// the question it answers), from the cache when it holds them.
+func (e *Extractor) Facts(ctx context.Context, text, query string) ([]string, error) {
+	prompt, err := e.Prompt(text, query)
+	if err != nil {
+		return nil, err
+	}
+	key := e.cacheKey(prompt)
+	if facts, ok := e.cached(key); ok {
+		return facts, nil
+	}
+	req := chatRequest{Model: e.o.Model, Messages: []message{{Role: "user", Content: prompt}}, MaxTokens: e.o.MaxTokens,
+		Temperature: 0, Seed: Seed, ResponseFormat: map[string]string{"type": "json_object"}}
+	var resp chatResponse
+	if err := e.c.PostJSON(ctx, "/chat/completions", req, &resp); err != nil {
+		return nil, err
+	}
+	if len(resp.Choices) == 0 {
+		return nil, fmt.Errorf("%w: the response has no choice", ErrMalformed)
+	}
+	ch := resp.Choices[0]
+	if r := ch.Message.Refusal; r != nil && *r != "" {
+		return nil, fmt.Errorf("%w: %q", ErrRefused, short(*r))
+	}
+	if ch.FinishReason == "content_filter" {
+		return nil, fmt.Errorf("%w: the server's content filter stopped the answer", ErrRefused)
+	}
+	if ch.Message.Content == nil {
+		return nil, fmt.Errorf("%w: the response has no message content", ErrMalformed)
+	}
+	content := *ch.Message.Content
+	if ch.FinishReason == "length" {
+		return nil, fmt.Errorf("%w: the answer was cut at --max-tokens %d: %q", ErrMalformed, e.o.MaxTokens, short(content))
+	}
+	facts, err := ParseFacts(content)
+	if err != nil {
+		return nil, err
+	}
+	e.store(key, facts)
+	return facts, nil
+}
+
+// ParseFacts reads {"facts": ["…", …]} (a Markdown code fence around it is
+// tolerated); every fact must be a non-empty string.
+func ParseFacts(content string) ([]string, error) {
+	s := strings.TrimSpace(content)
+	if f, ok := strings.CutPrefix(s, "```"); ok {
+		f = strings.TrimPrefix(f, "json")
+		if end := strings.LastIndex(f, "```"); end >= 0 {
+			s = strings.TrimSpace(f[:end])
+		}
+	}
+	var raw struct {
+		Facts *[]json.RawMessage `json:"facts"`
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(&raw); err != nil || dec.More() {
+		return nil, fmt.Errorf("%w: %q", ErrMalformed, short(content))
+	}
+	if raw.Facts == nil {
+		return nil, fmt.Errorf("%w: no \"facts\" list in %q", ErrMalformed, short(content))
+	}
+	facts := make([]string, 0, len(*raw.Facts))
+	for i, r := range *raw.Facts {
+		var f string
+		if err := json.Unmarshal(r, &f); err != nil {
+			return nil, fmt.Errorf("%w: fact %d is %s, not a string", ErrMalformed, i+1, short(string(r)))
+		}
+		if f = strings.Join(strings.Fields(f), " "); f == "" {
+			return nil, fmt.Errorf("%w: fact %d is empty", ErrMalformed, i+1)
+		}
+		facts = append(facts, f)
+	}
+	return facts, nil
+}
+
+// cacheKey is a hash of the model, the prompt template and the rendered
+// prompt (which holds the output's text and query): what decides the
+// answer. The endpoint and key are not in it, and it holds no secret.
+func (e *Extractor) cacheKey(prompt string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "model=%s\x00template=%s\x00max_tokens=%d\x00seed=%d\x00", e.o.Model, e.promptH, e.o.MaxTokens, Seed)
+	h.Write([]byte(prompt))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+type cacheEntry struct {
+	Key   string   `json:"key"`
+	Facts []string `json:"facts"`
+}
+
+func (e *Extractor) cached(key string) ([]string, bool) {
+	if e.o.CacheDir == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(filepath.Join(e.o.CacheDir, key[:2], key+".json"))
+	if err != nil {
+		return nil, false
+	}
+	var c cacheEntry
+	// A damaged entry (a foreign file, a torn write) is a miss: asked again
+	// and rewritten, never a different answer.
+	if json.Unmarshal(b, &c) != nil || c.Key != key || c.Facts == nil {
+		return nil, false
+	}
+	return c.Facts, true
+}
+
+// store writes an answer into the cache atomically; a cache that cannot be
+// written costs a later rerun a request, nothing more.
+func (e *Extractor) store(key string, facts []string) {
+	if e.o.CacheDir == "" {
+		return
+	}
+	dir := filepath.Join(e.o.CacheDir, key[:2])
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	b, _ := json.Marshal(cacheEntry{Key: key, Facts: facts})
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, key+".json"))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+}
+
+func short(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:200]) + "…"
+	}
+	return s
+}
