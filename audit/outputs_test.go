@@ -96,7 +96,7 @@ func runDemoOutputs(t *testing.T, metas []OutputMeta) (string, []reports.OutputR
 // is its worst claim's and its confidence the least.
 func TestDemoOutputRevisionIsTheSeedRule(t *testing.T) {
 	metas := demoOutputs(t, nil)
-	_, rows, recs := runDemoOutputs(t, metas)
+	out, rows, recs := runDemoOutputs(t, metas)
 	require.Len(t, rows, len(metas), "one row per output, claims or not")
 	bySource := map[string][]reports.Record{}
 	for _, r := range recs {
@@ -157,6 +157,10 @@ func TestDemoOutputRevisionIsTheSeedRule(t *testing.T) {
 	// says something.
 	assert.GreaterOrEqual(t, len(seen), 2, "reasons reached: %v", seen)
 	t.Logf("reasons: %v", seen)
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), fmt.Sprintf("<h2>Model outputs (%d)</h2>", len(metas)))
+	assert.Contains(t, string(html), "Correct claim based on evidence: &#34;")
 }
 
 // entry is a claim of a hand-made ledger.

@@ -39,7 +39,28 @@ type htmlReport struct {
 	SmallSlices int // slices left out of the table: too few claims
 	Errors      []htmlError
 	ErrorsShown int
+	Decisions   *htmlDecisions // per-output decisions; nil unless the run decided outputs
 }
+
+// htmlDecisions is report.html's account of the per-output decisions: the
+// rates, and the outputs that are not shipped (revise first, then abstain,
+// by output id), up to OutputsShown.
+type htmlDecisions struct {
+	Outputs                                  int
+	Ship, Revise, Abstain, Uncited           string
+	Queries, QueryAbstain, Branches, Success string
+	Rows                                     []htmlOutput
+	More                                     int // not shipped and left out
+}
+
+type htmlOutput struct {
+	ID, Attempt, Action, Confidence, Coverage, Revision, Reason string
+	Instructions, Flags                                         []string
+	Abstention                                                  string
+}
+
+// OutputsShown bounds the outputs report.html lists.
+const OutputsShown = 50
 
 type htmlMetric struct {
 	Label, Value, Interval, Raw string
@@ -146,6 +167,7 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 			Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))})
 	}
 	r.Slices, r.Worst, r.SmallSlices = t.htmlSlices()
+	r.Decisions = t.htmlDecisions()
 	for i, rec := range t.errors {
 		r.Errors = append(r.Errors, htmlErrorOf(i+1, rec))
 	}
@@ -283,4 +305,48 @@ func (t *Tables) writeHTML(dir string, figs []*figure) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// htmlDecisions summarises the per-output decisions (nil when none).
+func (t *Tables) htmlDecisions() *htmlDecisions {
+	s := &t.Summary
+	if _, ok := s.Metrics["output_ship_rate"]; !ok {
+		return nil
+	}
+	count := func(name string) string {
+		if v := s.Metrics[name]; v != nil {
+			return fmt.Sprintf("%.0f", *v)
+		}
+		return "—"
+	}
+	d := &htmlDecisions{Outputs: len(t.Outputs), Ship: num(s.Metrics["output_ship_rate"]), Revise: num(s.Metrics["output_revise_rate"]),
+		Abstain: num(s.Metrics["output_abstain_rate"]), Uncited: num(s.Metrics["output_uncited_critical_rate"]),
+		Queries: count("queries"), QueryAbstain: num(s.Metrics["query_abstain_rate"]), Branches: count("branches"),
+		Success: num(s.Metrics["branch_success_rate"])}
+	for _, want := range []string{"revise", "abstain"} {
+		for _, o := range t.Outputs {
+			if o.Revision == nil || *o.Revision != want {
+				continue
+			}
+			if len(d.Rows) == OutputsShown {
+				d.More++
+				continue
+			}
+			row := htmlOutput{ID: o.OutputID, Attempt: "—", Action: deref2(o.OverallAction), Confidence: num(o.OverallConfidence),
+				Coverage: num(o.EvidenceCoverage), Revision: want, Reason: deref2(o.RevisionReason), Instructions: o.Instructions,
+				Flags: o.RiskFlags, Abstention: deref2(o.AbstentionMessage)}
+			if o.Attempt != nil {
+				row.Attempt = fmt.Sprint(*o.Attempt)
+			}
+			d.Rows = append(d.Rows, row)
+		}
+	}
+	return d
+}
+
+func deref2(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
