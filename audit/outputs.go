@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 )
@@ -412,7 +413,7 @@ func claimFlags(rec reports.Record, e LedgerEntry) []string {
 	case ReasonError:
 		f = append(f, FlagError)
 	}
-	if rec.NumericCheck != nil && *rec.NumericCheck == claims.NumericMismatch {
+	if rec.NumericCheck != nil && *rec.NumericCheck == lint.NumericMismatch {
 		f = append(f, FlagNumericMismatch)
 	}
 	if e.Importance == "critical" && !e.Cited {

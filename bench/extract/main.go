@@ -18,6 +18,7 @@ import (
 	"os"
 
 	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/extract"
 )
 
 func main() {
@@ -45,6 +46,6 @@ func main() {
 
 // ruleBased is the default extractor with its default options.
 func ruleBased(id, text string) ([]claims.Claim, error) {
-	var st claims.ExtractStats
-	return claims.Extract(claims.Output{ID: id, Text: text}, claims.ExtractOptions{}, &st), nil
+	var st extract.ExtractStats
+	return extract.Extract(extract.Output{ID: id, Text: text}, extract.ExtractOptions{}, &st), nil
 }
