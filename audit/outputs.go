@@ -1,13 +1,17 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
@@ -234,6 +238,8 @@ type OutputDecision struct {
 	// Improved says whether this attempt's verdict beats the attempt it
 	// branched from (the query's previous attempt); nil for a first attempt.
 	Improved *bool
+	// ExtractionError says why no claim could be extracted ("" when they were).
+	ExtractionError string
 }
 
 // DecideOutput decides one output from its claims, in claim order. The
@@ -393,6 +399,7 @@ const (
 	FlagError           = "error"            // the verifier failed on it
 	FlagNumericMismatch = "numeric_mismatch" // its number disagrees with the evidence's
 	FlagUncitedCritical = "uncited_critical" // critical and without a citation anchor (seed 002 §3.5)
+	FlagExtractionError = "extraction_error" // the output's claims could not be extracted
 )
 
 // claimFlags are a claim's risk flags, derived from its record. This is the
@@ -431,6 +438,10 @@ func (o *Options) decideOutputs(res *Result) ([]reports.OutputRow, map[string]fl
 		es := res.ledger[m.ID]
 		ds[i] = DecideOutput(m, es)
 		verdicts[i] = outputVerdict(es)
+		if e, failed := o.extractErrors[m.ID]; failed {
+			ds[i] = failedOutput(m, e)
+			verdicts[i] = 1 // nothing verified: insufficient
+		}
 	}
 	q := Queries(ds, verdicts)
 	var ship, revise, abstain, uncited int
@@ -477,5 +488,61 @@ func outputRow(d OutputDecision) reports.OutputRow {
 	if d.AbstentionMessage != "" {
 		r.AbstentionMessage = ptr(d.AbstentionMessage)
 	}
+	if d.ExtractionError != "" {
+		r.ExtractionError = ptr(d.ExtractionError)
+	}
 	return r
+}
+
+// ExtractedClaimsFile is where a run over model outputs writes the claims it
+// extracted, in its output folder.
+const ExtractedClaimsFile = "extracted_claims.jsonl"
+
+// extractOutputs reads the outputs file (its metadata becomes Outputs) and
+// extracts its claims into ExtractedClaimsFile, which the run then audits.
+// Outputs extraction failed on are remembered: each is a row of
+// outputs.parquet that says why.
+func (o *Options) extractOutputs(ctx context.Context) error {
+	f, err := os.Open(o.OutputsPath)
+	if err != nil {
+		return fmt.Errorf("open outputs: %w", err)
+	}
+	o.Outputs = nil
+	err = extract.ReadInput(ctx, f, o.OutputsPath, o.Extract.Split, func(out extract.Output) error {
+		o.Outputs = append(o.Outputs, OutputMeta{ID: out.ID, Query: out.Query, QueryID: out.QueryID, Attempt: out.Attempt,
+			HasAttempt: out.HasAttempt, Line: out.Line})
+		return nil
+	})
+	f.Close()
+	if err != nil {
+		return err
+	}
+	if o.Outputs == nil {
+		o.Outputs = []OutputMeta{}
+	}
+	if err := os.MkdirAll(o.WriteDir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(o.WriteDir, ExtractedClaimsFile)
+	stats, err := extract.ExtractFile(ctx, o.OutputsPath, path, o.Extract)
+	if err != nil {
+		return err
+	}
+	o.extractErrors = map[string]string{}
+	for _, e := range stats.Errors {
+		o.extractErrors[e.ID] = e.Error
+		o.Log.Warn("claims could not be extracted from an output", "output", e.ID, "line", e.Line, "error", e.Error)
+	}
+	o.Log.Info("extracted claims", "outputs", stats.Outputs, "sentences", stats.Sentences, "claims", stats.Claims, "failed", len(stats.Errors))
+	o.ClaimsPath = path
+	return nil
+}
+
+// failedOutput is the decision on an output whose claims could not be
+// extracted: nothing about it is verified, so it abstains, and says why.
+func failedOutput(m OutputMeta, err string) OutputDecision {
+	return OutputDecision{Meta: m, OverallAction: ActionAbstain, Revision: RevisionAbstain,
+		RevisionReason: "Claims could not be extracted", Instructions: []string{}, UncitedCritical: []string{},
+		RiskFlags: []string{FlagExtractionError}, ExtractionError: err,
+		AbstentionMessage: AbstentionPrefix + " [Reason: its claims could not be extracted: " + err + "]"}
 }

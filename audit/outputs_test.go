@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/claimaudit/claimaudit/metrics"
@@ -314,4 +315,34 @@ func TestDemoAttemptsBranchSuccess(t *testing.T) {
 	gates, err := reports.ParseGates("branch_success_rate<0.4,query_abstain_rate>0.15")
 	require.NoError(t, err)
 	assert.Len(t, gates, 2)
+}
+
+// A run over the outputs file itself: claims are extracted into the output
+// folder, every output is a row (with or without claims), and the manifest
+// names the outputs file.
+func TestRunOverOutputsFile(t *testing.T) {
+	out := t.TempDir()
+	o := demoOptions(t, out)
+	o.ClaimsPath, o.GoldPath, o.OutputsPath = "", "", demo+"outputs.jsonl"
+	res, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	rows, err := reports.ReadParquet[reports.OutputRow](filepath.Join(out, "outputs.parquet"))
+	require.NoError(t, err)
+	metas := demoOutputs(t, nil)
+	require.Len(t, rows, len(metas))
+	extracted, err := os.ReadFile(filepath.Join(out, ExtractedClaimsFile))
+	require.NoError(t, err)
+	assert.Equal(t, res.Records, len(strings.Split(strings.TrimSpace(string(extracted)), "\n")))
+	claimsOf := map[string]int64{}
+	for _, r := range records(t, out) {
+		claimsOf[r.SourceID]++
+	}
+	for _, r := range rows {
+		assert.Equal(t, claimsOf[r.OutputID], r.Claims, r.OutputID)
+		require.NotNil(t, r.Revision)
+		require.NotNil(t, r.OverallAction)
+	}
+	m, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(m), `"role": "outputs"`)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/numeric"
@@ -80,6 +81,14 @@ type Options struct {
 	// claim's action counts its output's attempt as seed 004's branches.
 	Outputs     []OutputMeta
 	outputsByID map[string]OutputMeta
+	// OutputsPath, when set, is a file of model outputs (JSONL, or plain
+	// text) whose claims the run extracts (with Extract) into
+	// ExtractedClaimsFile of the output folder and audits as ClaimsPath;
+	// it sets Outputs.
+	OutputsPath string
+	Extract     extract.ExtractOptions
+	// extractErrors are the outputs extraction failed on, by id.
+	extractErrors map[string]string
 
 	ToolVersion string
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
@@ -128,6 +137,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	o.defaults()
 	res := &Result{}
 	tm, st := &res.Timings, o.Stage
+	if o.OutputsPath != "" {
+		if _, err := timed(st, "extract", &tm.Validate, func() (struct{}, error) { return struct{}{}, o.extractOutputs(ctx) }); err != nil {
+			return nil, err
+		}
+		o.defaults() // index the outputs just read
+	}
 	in, err := timed(st, "validate", &tm.Validate, func() (*inputs, error) { return o.readInputs(ctx) })
 	if err != nil {
 		return nil, err
@@ -273,7 +288,7 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 			return nil, err
 		}
 	}
-	for _, f := range []struct{ role, path string }{{"claims", o.ClaimsPath}, {"gold", o.GoldPath}} {
+	for _, f := range []struct{ role, path string }{{"outputs", o.OutputsPath}, {"claims", o.ClaimsPath}, {"gold", o.GoldPath}} {
 		if f.path == "" {
 			continue
 		}

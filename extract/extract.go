@@ -17,6 +17,15 @@ type Output struct {
 	ID    string `json:"id"`
 	Text  string `json:"text"`
 	Query string `json:"query,omitempty"`
+	// QueryID groups regenerations of one query; Attempt numbers them (0
+	// the first answer), HasAttempt says the file gave one.
+	QueryID    string `json:"query_id,omitempty"`
+	Attempt    int    `json:"attempt,omitempty"`
+	HasAttempt bool   `json:"-"`
+	// Cites are evidence ids given for the whole output: each of its claims
+	// cites them besides its own inline anchors.
+	Cites []string `json:"cites,omitempty"`
+	Line  int      `json:"-"` // in the outputs file
 }
 
 // ExtractOptions tune Extract. By default hedged ("may", "about 40%") and
@@ -24,7 +33,20 @@ type Output struct {
 type ExtractOptions struct {
 	IncludeHedged     bool
 	IncludeContextual bool
+	// Split divides a plain-text input into outputs: SplitNone (the file is
+	// one output) or SplitParagraphs (each paragraph, between blank lines).
+	Split string
+	// Source, when set, decomposes each output into facts (an LLM) in place
+	// of the rules' segmentation; Workers outputs are asked at once.
+	Source  FactSource
+	Workers int
 }
+
+// How a plain-text input is divided into outputs.
+const (
+	SplitNone       = "none"
+	SplitParagraphs = "paragraphs"
+)
 
 // Skip reasons, counted in ExtractStats.
 const (
@@ -38,6 +60,7 @@ const (
 	SkipContextual  = "contextual"
 	SkipDuplicate   = "duplicate"
 	SkipVersionOnly = "version"
+	SkipHeading     = "heading"
 )
 
 // ExtractStats counts what extraction kept and why it dropped the rest.
@@ -46,6 +69,16 @@ type ExtractStats struct {
 	Sentences int            `json:"sentences"`
 	Claims    int            `json:"claims"`
 	Skipped   map[string]int `json:"skipped"`
+	// Errors are the outputs whose claims could not be extracted (an LLM's
+	// malformed answer, a refusal, a timeout), in input order.
+	Errors []OutputError `json:"errors,omitempty"`
+}
+
+// OutputError is an output extraction failed on.
+type OutputError struct {
+	ID    string `json:"id"`
+	Line  int    `json:"line"`
+	Error string `json:"error"`
 }
 
 func (s *ExtractStats) skip(reason string) {
@@ -56,13 +89,15 @@ func (s *ExtractStats) skip(reason string) {
 }
 
 var (
-	reCite       = regexp.MustCompile(`\s*\[cite:\s*([^\]]+)\]`)
-	reVersion    = regexp.MustCompile(`(?i)\bv(?:ersion)?\s?\d+(?:\.\d+)+\b|\bv\d+\b`)
-	reApproxNum  = regexp.MustCompile(`(?i)\b(approximately|about|around|roughly|nearly|almost|up to|some|circa)\s+[$€£]?\d`)
-	reModalHedge = regexp.MustCompile(`(?i)\b(may|might|could|possibly|perhaps|probably|likely|unlikely|appears? to|seems? to|suggests?|reportedly|allegedly)\b`)
+	reCite      = regexp.MustCompile(`\s*\[cite:\s*([^\]]+)\]`)
+	reVersion   = regexp.MustCompile(`(?i)\bv(?:ersion)?\s?\d+(?:\.\d+)+\b|\bv\d+\b`)
+	reApproxNum = regexp.MustCompile(`(?i)\b(approximately|about|around|roughly|nearly|almost|up to|some|circa)\s+[$€£]?\d`)
+	// "may" is a hedge in lower case or opening the sentence ("May" inside
+	// a sentence is the month).
+	reModalHedge = regexp.MustCompile(`(?i:\b(maybe|might|could|possibly|possible|perhaps|probably|likely|unlikely|appears? to|seems? to|suggests?|reportedly|allegedly)\b)|\bmay\b|^May\b`)
 	reContextual = regexp.MustCompile(`(?i)\b(in this example|for example|for instance|as an example|in this sample|sample data|a sample|hypothetically|suppose|imagine|let's say|in this scenario|e\.g\.)`)
-	reYear       = regexp.MustCompile(`\b(1[0-9]{3}|2[0-9]{3})\b`)
-	reMonth      = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december)\b`)
+	reYear       = regexp.MustCompile(`\b(1[0-9]{3}|2[0-9]{3})\b|\b\d{1,4}\s?(?:AD|BC|BCE|CE)\b`)
+	reMonth      = regexp.MustCompile(`(?i:\b(january|february|march|april|june|july|august|september|october|november|december)\b)|[^.!?]\s+May\b`)
 	reTemporal   = regexp.MustCompile(`(?i)\b(since|until|before|after|ago|during|century|decade|annually|yearly|weekly|daily)\b`)
 	rePolicy     = regexp.MustCompile(`(?i)\b(must|shall|required|requires|prohibited|forbidden|not allowed|allowed to|permitted|policy|rule|regulation|law requires|mandatory|entitled to|eligible)\b`)
 	reDefinition = regexp.MustCompile(`(?i)\b(is defined as|are defined as|refers to|refer to|means|is called|are called|is known as|is a term for|stands for)\b|^("|')?[\w' -]+("|')? is (a|an) [\w -]+ (that|which|who|used|in which)\b`)
@@ -157,27 +192,33 @@ func Extract(o Output, opts ExtractOptions, stats *ExtractStats) []claims.Claim 
 	for _, sp := range sentence.Split(runes) {
 		stats.Sentences++
 		text := string(runes[sp[0]:sp[1]])
-		var cites []string
-		for _, m := range reCite.FindAllStringSubmatch(text, -1) {
-			for _, c := range strings.Split(m[1], ",") {
-				if c = strings.TrimSpace(c); c != "" {
-					cites = append(cites, c)
-				}
-			}
-		}
-		text = strings.TrimSpace(reCite.ReplaceAllString(text, ""))
+		sentCites := citesOf(text)
+		// Anchors stay in the text, against the word they follow, until the
+		// sentence is split: each clause keeps its own.
+		text = strings.TrimSpace(reCiteSpace.ReplaceAllString(text, "[cite:"))
 		text, reason := factual(text)
 		if reason != "" {
 			stats.skip(reason)
-			prevSubject = ""
+			if reason != SkipImperative && reason != SkipAck && reason != SkipMeta && reason != SkipHeading {
+				prevSubject = ""
+			}
 			continue
 		}
 		subj := prevSubject
 		for i, part := range splitCompound(text) {
+			cites := citesOf(part)
+			if len(cites) == 0 {
+				cites = sentCites // a clause without an anchor of its own: the sentence's
+			}
+			cites = withOutputCites(cites, o.Cites)
+			part = strings.TrimSpace(reCite.ReplaceAllString(part, ""))
 			// "It grossed…" after "The Matrix is a film." is about The
 			// Matrix; the second clause of a compound is about the first's
 			// subject.
-			part, pronoun := resolvePronoun(part, subj)
+			pronoun := ""
+			if !reExpletive.MatchString(part) {
+				part, pronoun = resolvePronoun(part, subj)
+			}
 			if i == 0 {
 				subj = subjectOf(part)
 				prevSubject = subj
@@ -211,7 +252,14 @@ func factual(s string) (string, string) {
 	if strings.HasSuffix(s, "?") {
 		return "", SkipQuestion
 	}
+	if isHeading(s) {
+		return "", SkipHeading
+	}
+	s = reListMarker.ReplaceAllString(s, "")
 	lower := strings.ToLower(s)
+	if isAcknowledgement(lower) {
+		return "", SkipAck
+	}
 	for _, p := range opinions {
 		if hasWordPrefix(lower, p) {
 			return "", SkipOpinion
@@ -227,6 +275,9 @@ func factual(s string) (string, string) {
 		for _, lists := range [][]string{acknowledgements, openers} {
 			for _, p := range lists {
 				if hasWordPrefix(lower, p) {
+					if (p == "no" || p == "yes") && !strings.ContainsAny(s[len(p):min(len(s), len(p)+1)], ",;:!.—–-") {
+						continue // "No refunds are given…" is no answer to a question
+					}
 					rest := strings.TrimLeft(s[len(p):], " ,;:!.—–-")
 					if strings.TrimSpace(rest) == "" || strings.TrimRight(rest, ".!") == "" {
 						return "", SkipAck
@@ -234,6 +285,16 @@ func factual(s string) (string, string) {
 					s, lower, changed = sentence.UpperFirst(rest), strings.ToLower(rest), true
 				}
 			}
+		}
+	}
+	for _, p := range opinions {
+		if hasWordPrefix(lower, p) {
+			return "", SkipOpinion
+		}
+	}
+	for _, p := range metaStarts {
+		if hasWordPrefix(lower, p) {
+			return "", SkipMeta
 		}
 	}
 	for _, p := range imperatives {
@@ -246,10 +307,15 @@ func factual(s string) (string, string) {
 			return "", SkipImperative
 		}
 	}
+	if isImperative(s) {
+		return "", SkipImperative
+	}
 	if reEvaluative.MatchString(s) {
 		return "", SkipOpinion
 	}
-	if len(strings.Fields(s)) < 3 {
+	// A fragment of fewer than three words is kept only when it states a
+	// number with what it counts ("50% success", "25 rules").
+	if n := len(strings.Fields(s)); n < 2 || n < 3 && len(numeric.FindNumbers(s)) == 0 {
 		return "", SkipFragment
 	}
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "!") {
@@ -293,8 +359,19 @@ func splitCompound(s string) []string {
 		if !isConj {
 			left = append(append([]string(nil), words[:i-1]...), strings.TrimRight(words[i-1], ";"))
 		}
-		if !hasVerb(left) || !hasVerb(right) || !opensClause(right) {
+		if !hasVerb(left) || !hasVerb(right) && !verbLike(right[0]) {
 			continue
+		}
+		if !opensClause(right) {
+			subj, ok := splitVerbPhrase(left, right)
+			if !ok || !isConj || w == "while" || w == "whereas" {
+				continue
+			}
+			if prevComma {
+				left = append(append([]string(nil), left[:len(left)-1]...), strings.TrimRight(left[len(left)-1], ",;"))
+			}
+			rest := splitCompound(subj + " " + strings.Join(right, " ") + end)
+			return append([]string{strings.Join(left, " ") + "."}, rest...)
 		}
 		if isConj && prevComma {
 			left = append(append([]string(nil), left[:len(left)-1]...), strings.TrimRight(left[len(left)-1], ",;"))
@@ -314,8 +391,8 @@ func hasVerb(words []string) bool {
 		}
 		// "the office handles sales": after a determiner and a noun, a word
 		// ending in -s is the verb.
-		if k == 2 && clauseStarters[strings.ToLower(words[0])] && len(w) > 3 &&
-			strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		if k >= 1 && k <= 3 && clauseStarters[strings.ToLower(words[0])] && len(w) > 3 &&
+			strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !capitalised(words[k]) {
 			return true
 		}
 	}
@@ -384,12 +461,16 @@ func (o Output) claim(text string, cites []string, opts ExtractOptions) (claims.
 		c.Notes = joinNote(c.Notes, "hedged: "+strings.ToLower(hedge))
 		c.Modality = "possibility"
 	}
-	numM, hasNum := numeric.FirstMention(text)
-	num := numM.Quantity
+	numM, hasNum := pickQuantity(text, numeric.FindNumbers(text))
+	num := withAlternatives(text, numM.Quantity)
 	switch {
 	case hasNum:
 		c.Type = "numeric"
-		c.Qualifiers.Quantity = claims.StrScalar(num.Text)
+		q := num.Text
+		if num.Qualifier != "" && strings.Contains(strings.ToLower(text), strings.ToLower(num.Qualifier+" "+num.Text)) {
+			q = num.Qualifier + " " + num.Text // "about 330 metres", as written
+		}
+		c.Qualifiers.Quantity = claims.StrScalar(q)
 		c.Qualifiers.Unit = num.Unit
 		c.Normalization.Value = claims.NumScalar(num.Value)
 	case reYear.MatchString(text) || reMonth.MatchString(text) || reTemporal.MatchString(text):
@@ -408,6 +489,7 @@ func (o Output) claim(text string, cites []string, opts ExtractOptions) (claims.
 		return c, SkipVersionOnly
 	}
 	c.Importance = importance(c, o.Query)
+	structure(&c)
 	return c, ""
 }
 
@@ -528,7 +610,8 @@ func subjectOf(s string) string {
 	for k, w := range words {
 		lw := strings.ToLower(strings.Trim(w, ",;:\"'()"))
 		// "The linter ships…": after a determiner and a noun, a word in -s.
-		sVerb := k == 2 && clauseStarters[strings.ToLower(words[0])] && len(lw) > 3 && strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss")
+		sVerb := (k == 2 || k == 3) && clauseStarters[strings.ToLower(words[0])] && len(lw) > 3 && strings.HasSuffix(lw, "s") &&
+			!strings.HasSuffix(lw, "ss") && !capitalised(w)
 		if !(verbs[lw] || sVerb || (len(lw) > 4 && strings.HasSuffix(lw, "ed"))) {
 			if strings.ContainsAny(w, ",;:()") {
 				return ""

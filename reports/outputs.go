@@ -95,6 +95,7 @@ type OutputRow struct {
 	UncitedCritical   []string `parquet:"uncited_critical,list"`
 	RiskFlags         []string `parquet:"risk_flags,list"`
 	Improved          *bool    `parquet:"improved,optional"`
+	ExtractionError   *string  `parquet:"extraction_error,optional"`
 }
 
 // DecisionMetrics are the per-output decision metrics of a run over model
@@ -128,6 +129,7 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 		r.OverallAction, r.OverallConfidence, r.WorstClaimID = d.OverallAction, d.OverallConfidence, d.WorstClaimID
 		r.EvidenceCoverage, r.Revision, r.RevisionReason, r.Instructions = d.EvidenceCoverage, d.Revision, d.RevisionReason, d.Instructions
 		r.AbstentionMessage, r.UncitedCritical, r.RiskFlags, r.Improved = d.AbstentionMessage, d.UncitedCritical, d.RiskFlags, d.Improved
+		r.ExtractionError = d.ExtractionError
 	}
 	slices.SortFunc(t.Outputs, func(a, b OutputRow) int { return strings.Compare(a.OutputID, b.OutputID) })
 	for _, stage := range []string{StageRaw, StageCalibrated} {

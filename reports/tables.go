@@ -138,6 +138,14 @@ func printOutputsAndRetrieval(w io.Writer, s *Summary) error {
 			{"share with an unsupported claim", "output_any_unsupported_rate"}, {"share passing the quality gates", "output_pass_rate"}} {
 			t.Append(r[0], num(s.Metrics[r[1]]), iv(r[1]), num(s.Metrics["gold_"+r[1]]))
 		}
+		// The per-output decisions of a run over model outputs.
+		if _, ok := s.Metrics["output_ship_rate"]; ok {
+			for _, r := range [][2]string{{"revision: ship", "output_ship_rate"}, {"revision: revise", "output_revise_rate"},
+				{"revision: abstain", "output_abstain_rate"}, {"with an uncited critical claim", "output_uncited_critical_rate"},
+				{"queries abstaining (final attempt)", "query_abstain_rate"}, {"branch success rate", "branch_success_rate"}} {
+				t.Append(r[0], num(s.Metrics[r[1]]), "", "")
+			}
+		}
 		if err := t.Render(); err != nil {
 			return err
 		}

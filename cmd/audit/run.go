@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/extract/llm"
 	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/numeric"
@@ -80,6 +82,12 @@ type runCmd struct {
 	shard  string
 	shards int
 
+	// --outputs: the extractor and its options (LLM ones prefixed
+	// "extract-", apart from the openai verifier's).
+	extractor string
+	extractGo *flag.FlagSet
+	llm       *llm.Options
+
 	force    bool
 	out      outputFlags
 	backends *backendFlags
@@ -89,7 +97,7 @@ type runCmd struct {
 func newRunCmd(e *env) *cobra.Command {
 	r := &runCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "run --corpus F [--spans F] --claims F [--gold F] --out DIR",
+		Use:   "run --corpus F [--spans F] (--claims F | --outputs F) [--gold F] --out DIR",
 		Short: "Audit claims: retrieve evidence, verify in batches, decide, write records.parquet",
 		Long:  runLong,
 		Args:  cobra.NoArgs,
@@ -103,7 +111,12 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	o := &r.o
 	f.StringVar(&o.CorpusPath, "corpus", "", "corpus documents, JSONL (required)")
 	f.StringVar(&o.SpansPath, "spans", "", "evidence spans, JSONL")
-	f.StringVar(&o.ClaimsPath, "claims", "", "claims, JSONL (required)")
+	f.StringVar(&o.ClaimsPath, "claims", "", "claims, JSONL (this or --outputs)")
+	f.StringVar(&o.OutputsPath, "outputs", "", "model outputs to extract claims from and decide per output (this or --claims): JSONL {id, text, query?, query_id?, attempt?, cites?} or a plain-text file")
+	extractFlags(f, &o.Extract, &r.extractor)
+	r.extractGo = flag.NewFlagSet("extract", flag.ContinueOnError)
+	r.llm = llm.Flags(r.extractGo, "extract-")
+	f.AddGoFlagSet(r.extractGo)
 	f.StringVar(&o.GoldPath, "gold", "", "gold labels {claim_id, label}, JSONL")
 	f.StringVar(&o.OutDir, "out", "", "output folder (required)")
 	f.StringVar(&o.IndexDir, "index", "", "index folder (default OUT/index)")
@@ -140,13 +153,19 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 
 // check validates the flags before any work; every failure is exit 2.
 func (r *runCmd) check(cmd *cobra.Command) error {
-	if err := requireFlags(cmd, "corpus", "claims", "out"); err != nil {
-		return err
-	}
-	if err := requireRegular(cmd.Flags(), "corpus", "spans", "claims", "gold"); err != nil {
+	if err := requireFlags(cmd, "corpus", "out"); err != nil {
 		return err
 	}
 	o := &r.o
+	if (o.ClaimsPath == "") == (o.OutputsPath == "") {
+		return usageErrorf("%s: give --claims (atomic claims) or --outputs (model outputs to extract claims from), one of them", cmd.CommandPath())
+	}
+	if err := requireRegular(cmd.Flags(), "corpus", "spans", "claims", "gold", "outputs"); err != nil {
+		return err
+	}
+	if o.OutputsPath == "" && (cmd.Flags().Changed("split") || cmd.Flags().Changed("extractor")) {
+		return usageErrorf("--split and --extractor apply to --outputs")
+	}
 	if r.tempFrom != "" {
 		if cmd.Flags().Changed("calibrate") && o.Calibrate != audit.CalibrateFixed || cmd.Flags().Changed("temperature") {
 			return usageErrorf("--temperature-from sets the temperature: it cannot be combined with --temperature or --calibrate %s", o.Calibrate)
@@ -199,6 +218,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	o.Gates = gates
 	if o.Shard, err = shardOf(r.shard, r.shards, r.e.getenv); err != nil {
 		return usageErrorf("%v", err)
+	}
+	if o.Shard.Sharded() && o.OutputsPath != "" {
+		return usageErrorf("--outputs decides per output over the whole run: run it unsharded (or extract with 'audit extract' and shard the claims)")
 	}
 	if o.Shard.Sharded() && len(gates) > 0 {
 		return usageErrorf("--fail-on is checked on the whole run: give it to 'audit report' over all the shards")
@@ -258,7 +280,13 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	src, closeSrc, err := extractorOf(cmd.Flags(), r.extractGo, r.extractor, r.llm, "extract-")
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
 	o := r.o
+	o.Extract.Source, o.Extract.Workers = src, r.llm.Client.MaxInflight
 	o.VerifierName = r.verifier
 	// The verifier is built once, by the pipeline, after the index is open
 	// (backends may use its statistics). A verifier that cannot load (bad

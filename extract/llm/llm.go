@@ -21,6 +21,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -295,4 +296,26 @@ func short(s string) string {
 		return string(r[:200]) + "…"
 	}
 	return s
+}
+
+// Flags declares the extractor's options on fs, each name prefixed by
+// prefix ("" in audit extract; "extract-" in audit run, beside the openai
+// verifier's own): the openai backend's connection options (endpoint,
+// request timeout, retries, rate, in-flight bound, CA certificate) and the
+// model, key variable, prompt, answer budget and cache folder.
+func Flags(fs *flag.FlagSet, prefix string) *Options {
+	o := &Options{Client: remote.Options{Backoff: remote.DefaultBackoff, MaxBackoff: remote.DefaultMaxBackoff}}
+	c := &o.Client
+	fs.StringVar(&c.Endpoint, prefix+"endpoint", "", "--extractor openai: the server's base URL ending in /v1 (OpenAI-compatible chat completions)")
+	fs.DurationVar(&c.Timeout, prefix+"request-timeout", remote.DefaultTimeout, "--extractor openai: time limit of one request, body included")
+	fs.IntVar(&c.Retries, prefix+"max-retries", remote.DefaultRetries, "--extractor openai: retries of a retryable failure (connection error, timeout, 408, 429, 5xx)")
+	fs.Float64Var(&c.MaxRPS, prefix+"max-rps", 0, "--extractor openai: most requests started per second (0: no limit)")
+	fs.IntVar(&c.MaxInflight, prefix+"max-inflight", remote.DefaultMaxInflight, "--extractor openai: most requests in flight at once")
+	fs.StringVar(&c.CACert, prefix+"ca-cert", "", "--extractor openai: PEM file of CA certificates to trust beside the system's")
+	fs.StringVar(&o.Model, prefix+"model", "", "--extractor openai: the model name the server serves")
+	fs.StringVar(&o.APIKeyEnv, prefix+"api-key-env", DefaultAPIKeyEnv, "--extractor openai: environment variable holding the API key (sent as a bearer token; never logged or written)")
+	fs.StringVar(&o.Prompt, prefix+"prompt", "", "--extractor openai: prompt template file (Go text/template over .Text and .Query; default: the documented built-in)")
+	fs.IntVar(&o.MaxTokens, prefix+"max-tokens", 1024, "--extractor openai: most tokens in an answer")
+	fs.StringVar(&o.CacheDir, prefix+"cache", "", "--extractor openai: folder of cached answers, keyed by model, prompt and output text (default: none)")
+	return o
 }
