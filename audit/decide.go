@@ -166,6 +166,9 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 			rec.GoldEvidenceRank = ptr(int32(r))
 		}
 	}
+	if _, ok := o.outputIndex()[c.SourceID]; ok {
+		rec.OutputID = ptr(c.SourceID)
+	}
 	rec.Action = ClaimAction(out.Abstained, out.Predicted, rec.Confidence, o.branches(c.SourceID))
 	rec.Verdict = metrics.VerdictOf(out, d.t)
 	if nc := d.numeric; nc != nil {

@@ -26,7 +26,9 @@ var (
 	ErrLabelConflict = errors.New("conflicting gold labels")
 )
 
-var claimFields = []string{"id", "source_id", "text", "subject", "predicate", "object", "qualifiers", "timeframe",
+// A claim's id is "id" or, as gold files and records spell it, "claim_id"
+// (one of them).
+var claimFields = []string{"id", "claim_id", "source_id", "text", "subject", "predicate", "object", "qualifiers", "timeframe",
 	"modality", "polarity", "normalization", "notes", "type", "importance", "cite", "label", "meta"}
 
 // Validator reads claim files and then gold files, collecting every defect.
@@ -234,7 +236,14 @@ func eachRecord(ctx context.Context, r io.Reader, file string, errs *jsonl.Error
 func parseClaim(rec jsonl.Record) (Claim, bool) {
 	var c Claim
 	rec.AllowOnly(claimFields...)
-	c.ID, _ = rec.Str("id", true, true)
+	idField := "id"
+	if rec.Has("claim_id") {
+		idField = "claim_id"
+		if rec.Has("id") {
+			rec.Fail("claim_id", rec.Col("claim_id"), jsonl.Errorf(jsonl.ErrDuplicateKey, "give the claim's id as id or claim_id, not both"))
+		}
+	}
+	c.ID, _ = rec.Str(idField, true, true)
 	c.Text, _ = rec.Str("text", true, true)
 	c.SourceID, _ = rec.Str("source_id", false, false)
 	c.Subject, _ = rec.Str("subject", false, false)

@@ -127,3 +127,19 @@ func TestLoadMeta(t *testing.T) {
 		})
 	}
 }
+
+// claim_id, the spelling of gold files and records, names a claim too; a
+// line may not give both.
+func TestClaimIDSpelling(t *testing.T) {
+	v := NewValidator(true)
+	require.NoError(t, v.AddClaims(context.Background(), strings.NewReader(`{"claim_id": "c1", "text": "Paris is in France."}
+{"id": "c2", "text": "Rome is in Italy."}
+`), "c.jsonl"))
+	require.NoError(t, v.Errors().Err())
+	v = NewValidator(true)
+	require.NoError(t, v.AddClaims(context.Background(), strings.NewReader(`{"id": "c1", "claim_id": "c1", "text": "x"}`+"\n"), "c.jsonl"))
+	err := v.Errors().Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "c.jsonl:1:")
+	assert.Contains(t, err.Error(), "not both")
+}

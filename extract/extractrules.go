@@ -81,8 +81,33 @@ func isImperative(s string) bool {
 			return false
 		}
 	}
+	if imperativeParticles[second] {
+		// "Fill in the form", but not "Nitrate in Elquasu Lake averaged…"
+		// nor "Revenue in the first quarter rose…": a particle opens an
+		// imperative only before an object and with no finite verb after.
+		if len(words) > 2 {
+			third := strings.ToLower(strings.Trim(words[2], ",;:."))
+			if !imperativeObjects[third] && !particleFollowers[third] || imperativeParticles[third] {
+				return false
+			}
+		}
+		for _, w := range words[3:] {
+			if lw := strings.ToLower(strings.Trim(w, ",;:.")); verbs[lw] || participle(lw) {
+				return false
+			}
+		}
+	}
 	return true
 }
+
+// particleFollowers may follow a phrasal verb's particle: "Turn left at…".
+var particleFollowers = map[string]bool{"at": true, "to": true, "on": true, "into": true, "onto": true, "from": true,
+	"toward": true, "towards": true, "after": true, "before": true}
+
+// imperativeParticles follow a phrasal verb ("Fill in", "Turn off") but
+// also a noun ("Revenue in 2022").
+var imperativeParticles = map[string]bool{"in": true, "up": true, "out": true, "off": true, "down": true, "back": true,
+	"over": true, "away": true, "left": true, "right": true}
 
 // reExpletive: "it" that stands for nothing — "It is important that…",
 // "It is mandatory to…", "It was reported that…", "It takes 3 hours to…".

@@ -135,3 +135,17 @@ func TestExtractWithFactSource(t *testing.T) {
 	assert.Contains(t, lines[1], `"type":"temporal"`)
 	assert.Contains(t, lines[1], `"cite":["d2"]`)
 }
+
+// Imperatives by shape, and the nouns before a preposition that are not.
+func TestImperativeShape(t *testing.T) {
+	texts := func(s string) []string {
+		var out []string
+		for _, c := range Extract(Output{ID: "o", Text: s}, ExtractOptions{}, nil) {
+			out = append(out, c.Text)
+		}
+		return out
+	}
+	assert.Empty(t, texts("Close the door. Turn left at the station. Fill in the form. Never share your password. Bring your passport."))
+	assert.Equal(t, []string{"Nitrate in Elquasu Lake averaged 4.1 mg/L in 2022.", "Revenue in the first quarter rose 5%."},
+		texts("Nitrate in Elquasu Lake averaged 4.1 mg/L in 2022. Revenue in the first quarter rose 5%."))
+}

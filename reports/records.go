@@ -15,7 +15,7 @@ import (
 )
 
 // SchemaVersion of the Parquet files; bumped on any column change.
-const SchemaVersion = "3"
+const SchemaVersion = "4"
 
 // Evidence is one retrieved passage of a record.
 type Evidence struct {
@@ -125,6 +125,11 @@ type Record struct {
 	GoldEvidence          []string `parquet:"gold_evidence,list"`
 	GoldEvidenceRetrieved *bool    `parquet:"gold_evidence_retrieved,optional"`
 	GoldEvidenceRank      *int32   `parquet:"gold_evidence_rank,optional"`
+
+	// OutputID is the model output the claim was extracted from, in a run
+	// over outputs (audit run --outputs: the claim's source_id); null in a
+	// run over a claims file.
+	OutputID *string `parquet:"output_id,optional"`
 }
 
 // RowGroupRows bounds a row group, so readers stream large files.

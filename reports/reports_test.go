@@ -146,7 +146,7 @@ func TestRecordsReadByArrow(t *testing.T) {
 	assert.EqualValues(t, 2, tbl.NumRows())
 	names := columnNames(tbl)
 	assert.Equal(t, "claim_id", names[0])
-	assert.Equal(t, []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank"}, names[len(names)-3:])
+	assert.Equal(t, []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank", "output_id"}, names[len(names)-4:])
 	assert.Contains(t, names, "run_id")
 	ev := tbl.Schema().Field(27)
 	assert.Equal(t, "evidence", ev.Name)
