@@ -39,6 +39,18 @@ the best passage scores below --min-retrieval-score, when the confidence is belo
 not_found) and, when it states a number, a numeric check against the retrieved
 passages. Every input claim is one row of DIR/records.parquet.
 
+Model outputs: --outputs F in place of --claims extracts the claims of each output (JSONL
+{id, text, query?, query_id?, attempt?, cites?}, or a plain-text file; --split,
+--include-hedged, --include-contextual and --extractor as in 'audit extract', the LLM
+extractor's options prefixed --extract-) into DIR/extracted_claims.jsonl, audits them, and
+decides per output in DIR/outputs.parquet: overall action (the worst claim's, counting the
+output's attempt as branches tried) and confidence (the least), evidence coverage,
+revision ship / revise / abstain with the reason and instructions, the structured
+abstention message, critical claims without a citation, risk flags; per query the
+abstain rate and the branch success rate (gateable: output_ship_rate,
+output_revise_rate, output_abstain_rate, output_uncited_critical_rate, queries,
+query_abstain_rate, branches, branch_success_rate).
+
 Numbers: a claim's number is checked against the numbers of its retrieved passages
 (verified, mismatch or unverifiable; a passage's number must be about the same year,
 unit and entity). --numeric-policy decides when two values agree: auto (default)
