@@ -221,6 +221,15 @@ func row(q *Queue, name, method string, r, classical estimate.Result) reports.Es
 	return er
 }
 
+// Agreement describes how far reviewers agree on answers (see agreement).
+func Agreement(answers []Answer) []string {
+	per := map[string][]Answer{}
+	for _, a := range answers {
+		per[a.ClaimID] = append(per[a.ClaimID], a)
+	}
+	return agreement(per)
+}
+
 // agreement describes how far reviewers agree: Krippendorff's α over every
 // claim two or more reviewed, and Cohen's κ for each pair of reviewers
 // with ten or more claims in common (unsure answers count as a category).
@@ -280,4 +289,32 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(k)
 	return k
+}
+
+// Truth is each quantity's value over every claim whose record has a gold
+// label, the gold label standing in for the human one: what the estimates
+// estimate when every claim is labelled (benchmarks use it as the truth).
+func Truth(records []reports.Record) map[string]float64 {
+	out := map[string]float64{}
+	for _, qt := range Quantities {
+		var a, b float64
+		for i := range records {
+			r := &records[i]
+			if r.GoldLabel == nil {
+				continue
+			}
+			y, ok := label.Parse(*r.GoldLabel)
+			if !ok {
+				continue
+			}
+			x, z := qt.terms(viewOf(r), y)
+			a += x
+			b += z
+		}
+		out[qt.Name] = math.NaN()
+		if b > 0 {
+			out[qt.Name] = a / b
+		}
+	}
+	return out
 }
