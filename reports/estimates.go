@@ -16,27 +16,24 @@ import (
 // (`audit estimate`, docs/review.md). Value and interval are null, with
 // Reason, when the quantity is not estimable from the sample.
 type EstimateRow struct {
-	RunID    string   `parquet:"run_id,dict"`
-	Quantity string   `parquet:"quantity,dict"`
-	Method   string   `parquet:"method,dict"` // "ppi" or "classical"
-	Value    *float64 `parquet:"value,optional"`
-	CILow    *float64 `parquet:"ci_low,optional"`
-	CIHigh   *float64 `parquet:"ci_high,optional"`
-	StdError *float64 `parquet:"std_error,optional"`
+	RunID    string   `parquet:"run_id,dict" json:"run_id"`
+	Quantity string   `parquet:"quantity,dict" json:"quantity"`
+	Method   string   `parquet:"method,dict" json:"method"` // "ppi" or "classical"
+	Value    *float64 `parquet:"value,optional" json:"value"`
+	CILow    *float64 `parquet:"ci_low,optional" json:"ci_low"`
+	CIHigh   *float64 `parquet:"ci_high,optional" json:"ci_high"`
+	StdError *float64 `parquet:"std_error,optional" json:"std_error"`
 	// NHuman is the reviewed claims with a human label the estimate used;
 	// NEffective the human sample size the classical estimator would need
 	// for the same variance (n·V_classical/V), null for classical rows.
-	NHuman     int64    `parquet:"n_human"`
-	NEffective *float64 `parquet:"n_effective,optional"`
+	NHuman     int64    `parquet:"n_human" json:"n_human"`
+	NEffective *float64 `parquet:"n_effective,optional" json:"n_effective"`
 	// Lambda is PPI++'s power-tuning weight of the verifier's predictions
 	// (0: the classical estimator); null for classical rows.
-	Lambda *float64 `parquet:"lambda,optional"`
-	Design string   `parquet:"design,dict"` // uniform, stratified or active
-	Reason *string  `parquet:"reason,optional"`
+	Lambda *float64 `parquet:"lambda,optional" json:"lambda"`
+	Design string   `parquet:"design,dict" json:"design"` // uniform, stratified or active
+	Reason *string  `parquet:"reason,optional" json:"reason"`
 }
-
-// EstimateMethods are the values of the method column.
-var EstimateMethods = []string{"ppi", "classical"}
 
 // WriteEstimates writes estimates.parquet into dir.
 func WriteEstimates(dir string, rows []EstimateRow, m Meta) error {
