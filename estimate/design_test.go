@@ -114,7 +114,7 @@ func TestNotEstimable(t *testing.T) {
 	}
 	// No false accept seen: the interval still has a positive upper end.
 	r := Ratio(u, Totals{}, []Obs{{A: 0, B: 1}, {A: 0, B: 1}, {A: 0, B: 1}}, false).Share(3)
-	if r.Value != 0 || !(r.Hi > 0.3) {
+	if r.Value != 0 || r.Lo != 0 || !(r.Hi > 0.3) {
 		t.Errorf("0 of 3: %+v, want 0 with a Wilson upper end above 0.3", r)
 	}
 }

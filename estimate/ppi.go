@@ -65,6 +65,14 @@ func (r Result) Share(m int) Result {
 	c := (p + z2/(2*n)) / (1 + z2/n)
 	h := Z95 / (1 + z2/n) * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
 	r.Value, r.Lo, r.Hi = p, max(0, c-h), min(1, c+h)
+	// At 0 (or 1) the Wilson interval ends exactly there; rounding must
+	// not lift it off.
+	if p == 0 {
+		r.Lo = 0
+	}
+	if p == 1 {
+		r.Hi = 1
+	}
 	return r
 }
 

@@ -5,6 +5,10 @@
 // over all gold labels, with the width ratio PPI/classical.
 //
 //	go run ./bench/review -n 200 -seed 1 -strategy uniform RUN_DIR...
+//
+// With -seeds K it repeats the draw with seeds 1..K instead and prints, per
+// set and quantity, how often the PPI and the classical 95% intervals held
+// the full-gold value and the mean width ratio PPI/classical.
 package main
 
 import (
@@ -23,11 +27,21 @@ func main() {
 	n := flag.Int("n", 200, "gold labels used as the human sample")
 	seed := flag.Uint64("seed", 1, "seed of the draw")
 	strategy := flag.String("strategy", "uniform", "uniform, stratified or active")
+	seeds := flag.Int("seeds", 0, "repeat with seeds 1..K and print coverage rates instead")
 	flag.Parse()
 	kind, err := estimate.ParseKind(*strategy)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+	if *seeds > 0 {
+		for _, dir := range flag.Args() {
+			if err := repeated(dir, *n, *seeds, kind); err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", dir, err)
+				os.Exit(1)
+			}
+		}
+		return
 	}
 	missed := 0
 	for _, dir := range flag.Args() {
@@ -96,4 +110,71 @@ func one(dir string, n int, seed uint64, kind estimate.Kind) (int, error) {
 		fmt.Printf("%-24s %-8.3f %-26s %-26s %-7s %s\n", p.Quantity, t, iv(p), iv(c), width, cov)
 	}
 	return missed, nil
+}
+
+// repeated draws K queues and prints each quantity's coverage rates.
+func repeated(dir string, n, k int, kind estimate.Kind) error {
+	records, err := reports.ReadParquet[reports.Record](filepath.Join(dir, "records.parquet"))
+	if err != nil {
+		return err
+	}
+	truth := review.Truth(records)
+	gold := map[string]string{}
+	for _, r := range records {
+		if r.GoldLabel != nil {
+			gold[r.ClaimID] = *r.GoldLabel
+		}
+	}
+	type tally struct {
+		ppi, classical, runs int
+		width                float64
+	}
+	t := map[string]*tally{}
+	for seed := 1; seed <= k; seed++ {
+		q, err := review.Draw(records, review.Options{N: n, Strategy: kind, Seed: uint64(seed)})
+		if err != nil {
+			return err
+		}
+		var answers []review.Answer
+		for _, it := range q.Items {
+			answers = append(answers, review.Answer{ClaimID: it.ClaimID, Reviewer: "gold", Label: gold[it.ClaimID]})
+		}
+		res, err := review.Estimate(records, q, answers)
+		if err != nil {
+			return err
+		}
+		for i := 0; i+1 < len(res.Rows); i += 2 {
+			p, c := res.Rows[i], res.Rows[i+1]
+			tv := truth[p.Quantity]
+			if p.Value == nil || c.Value == nil || math.IsNaN(tv) {
+				continue
+			}
+			x := t[p.Quantity]
+			if x == nil {
+				x = &tally{}
+				t[p.Quantity] = x
+			}
+			x.runs++
+			if *p.CILow <= tv && tv <= *p.CIHigh {
+				x.ppi++
+			}
+			if *c.CILow <= tv && tv <= *c.CIHigh {
+				x.classical++
+			}
+			if *c.CIHigh > *c.CILow {
+				x.width += (*p.CIHigh - *p.CILow) / (*c.CIHigh - *c.CILow)
+			}
+		}
+	}
+	fmt.Printf("== %s: %d claims, %d draws of %d (%s)\n", filepath.Base(dir), len(records), k, n, kind)
+	fmt.Printf("%-24s %-6s %-10s %-10s %s\n", "quantity", "draws", "ppi cov", "class cov", "mean width ppi/classical")
+	for _, name := range review.QuantityNames() {
+		x := t[name]
+		if x == nil {
+			fmt.Printf("%-24s not estimable\n", name)
+			continue
+		}
+		fmt.Printf("%-24s %-6d %-10.3f %-10.3f %.2f\n", name, x.runs, float64(x.ppi)/float64(x.runs), float64(x.classical)/float64(x.runs), x.width/float64(x.runs))
+	}
+	return nil
 }
