@@ -98,12 +98,21 @@ func Uncertainty(r *reports.Record) float64 {
 }
 
 // Probabilities are a record's calibrated probabilities in label order, or
-// 1/3 each when it has none (an adjudication error).
+// 1/3 each when it has none (an adjudication error) or one is not a
+// number in [0, 1]. Any fixed prediction keeps the estimates valid; 1/3
+// only makes them no sharper for that claim.
 func Probabilities(r *reports.Record) [3]float64 {
+	even := [3]float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
 	if r.PSupported == nil || r.PUnsupported == nil || r.PInsufficient == nil {
-		return [3]float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
+		return even
 	}
-	return [3]float64{*r.PSupported, *r.PUnsupported, *r.PInsufficient}
+	p := [3]float64{*r.PSupported, *r.PUnsupported, *r.PInsufficient}
+	for _, x := range p {
+		if !(x >= 0 && x <= 1) {
+			return even
+		}
+	}
+	return p
 }
 
 // Draw draws a review queue from a run's records (in their file order).

@@ -76,6 +76,11 @@ func (c *estimateCmd) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if records[0].RunID != q.Plan.RunID {
+		// Still valid (the design's probabilities are in the queue), but
+		// the predictions are not those the queue was drawn beside.
+		c.e.log.Warn("the records are of another run than the queue's: estimates use these records' predictions", "records_run", records[0].RunID, "queue_run", q.Plan.RunID)
+	}
 	files := c.reviews
 	if len(files) == 0 {
 		files = []string{filepath.Join(c.queue, review.ReviewsFile)}
