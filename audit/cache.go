@@ -206,7 +206,7 @@ func decodeValue(key, raw []byte) (adjudicate.Verdict, bool) {
 	}
 	js := raw[1+sha256.Size:]
 	sum := valueSum(key, js)
-	if !bytes.Equal(sum[:], raw[1:1+sha256.Size]) || json.Unmarshal(js, &v) != nil || !finite(v.Logits) {
+	if !bytes.Equal(sum[:], raw[1:1+sha256.Size]) || json.Unmarshal(js, &v) != nil || adjudicate.CheckLogits(v.Logits) != nil {
 		return v, false
 	}
 	return v, true
@@ -321,7 +321,7 @@ func (cv *cachedVerifier) Verify(ctx context.Context, batch []adjudicate.Pair) (
 	_, err = cv.cache.do(true, func(tx *bolt.Tx) error {
 		b := tx.Bucket(verdictBucket)
 		for j, i := range missIdx {
-			if !finite(got[j].Logits) {
+			if got[j].Err != nil || adjudicate.CheckLogits(got[j].Logits) != nil {
 				continue // never cache a broken answer
 			}
 			raw, err := encodeValue(keys[i], got[j])
@@ -338,13 +338,4 @@ func (cv *cachedVerifier) Verify(ctx context.Context, batch []adjudicate.Pair) (
 		return nil, fmt.Errorf("write verdict cache %s: %w", cv.cache.path, err)
 	}
 	return out, nil
-}
-
-func finite(z [3]float64) bool {
-	for _, v := range z {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -113,6 +113,7 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 			}
 			if r.Err != nil {
 				s.Err = r.Err.Error()
+				s.Verdict = adjudicate.Verdict{Passage: -1}
 				res.Errors++
 			}
 			done++

@@ -305,6 +305,11 @@ func (v *Verifier) judge(ctx context.Context, p adjudicate.Pair) (adjudicate.Ver
 			if len(tops[i]) == 0 {
 				tops[i] = []topLogprob{{Token: c.Token, Logprob: c.Logprob}}
 			}
+			if err := checkLogprobs(c.Logprob, tops[i]); err != nil {
+				// This claim's numbers cannot be trusted; its batch's other
+				// claims are unaffected (the scheduler gives it the error).
+				return adjudicate.Verdict{Passage: -1, Err: fmt.Errorf("answer token %d %q: %w", i, short(c.Token), err)}, nil
+			}
 		}
 		probs, ok = labelProbabilities(content, labelAt, toks, tops)
 	}
@@ -322,6 +327,22 @@ func (v *Verifier) judge(ctx context.Context, p adjudicate.Pair) (adjudicate.Ver
 	}
 	vd.Rationale = rationale(p, ans, probs, source)
 	return vd, nil
+}
+
+// checkLogprobs applies adjudicate.CheckLogprob to a token's log-probability
+// and its alternatives', clamping values that round above 0 in place.
+func checkLogprobs(lp float64, tops []topLogprob) error {
+	if _, err := adjudicate.CheckLogprob(lp); err != nil {
+		return err
+	}
+	for j := range tops {
+		v, err := adjudicate.CheckLogprob(tops[j].Logprob)
+		if err != nil {
+			return fmt.Errorf("alternative %q: %w", short(tops[j].Token), err)
+		}
+		tops[j].Logprob = v
+	}
+	return nil
 }
 
 type answer struct {
