@@ -13,12 +13,14 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/outdir"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -61,6 +63,11 @@ func OpenCache(path string, log *slog.Logger) (*Cache, error) {
 		return nil, fmt.Errorf("open verdict cache %s: it is locked (is another 'audit run' writing to the same --out folder?)", path)
 	}
 	var damaged *damageError
+	if errors.As(err, &damaged) && !outdir.Owned(filepath.Dir(path)) {
+		// Only a file in a folder the tool made (outdir.OwnTag) is ours to
+		// replace: this one may be the user's.
+		return nil, fmt.Errorf("%s %w: not a verdict cache audit can read (%v) in a folder audit did not make; move it away (it is left as it is)", path, outdir.ErrNotOurs, damaged.err)
+	}
 	if errors.As(err, &damaged) {
 		log.Warn("verdict cache is damaged: starting a fresh one (verdicts are verified again)", "path", path, "damage", damaged.err)
 		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
 )
 
@@ -314,7 +316,7 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 		return v, err
 	}
 	dir := filepath.Join(o.OutDir, ".cache")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := cacheFolder(dir); err != nil {
 		closeIfCloser(v)
 		return nil, err
 	}
@@ -324,6 +326,26 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 		return nil, err
 	}
 	return WithCache(v, c), nil
+}
+
+// cacheFolder makes the verdict cache's folder, marked as the tool's
+// (outdir.OwnTag) when the tool creates it or the cache file in it; an
+// existing cache file must be a regular file.
+func cacheFolder(dir string) error {
+	db := filepath.Join(dir, "verdicts.db")
+	st, err := os.Lstat(db)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return fmt.Errorf("%s %w: not a regular file, so not a verdict cache; move it away", db, outdir.ErrNotOurs)
+	case err == nil:
+		return nil // an existing cache: OpenCache replaces it only in a folder marked as ours
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return outdir.MarkOwned(dir)
 }
 
 // closeIfCloser releases what a verifier holds (an ONNX session, a cache).

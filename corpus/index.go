@@ -22,6 +22,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
+	"github.com/claimaudit/claimaudit/outdir"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -170,7 +171,9 @@ func BuildIndex(ctx context.Context, dir string, c *Corpus, opts IndexOptions) (
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("create index parent: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, filepath.Base(dir)+".building-")
+	// Marked as the tool's (outdir.OwnTag): a killed build's leftover is
+	// swept, and the finished index can be replaced even when damaged.
+	tmp, err := outdir.MkdirTempOwned(parent, filepath.Base(dir)+".building-")
 	if err != nil {
 		return nil, fmt.Errorf("create index: %w", err)
 	}
@@ -450,13 +453,13 @@ func checkReplaceable(dir string) error {
 	if err != nil {
 		return fmt.Errorf("index folder: %w", err)
 	}
-	if len(entries) == 0 {
-		return nil
+	if len(entries) == 0 || outdir.Owned(dir) {
+		return nil // empty, or an index the tool built (its manifest may be damaged)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	var m IndexManifest
 	if err != nil || json.Unmarshal(b, &m) != nil || m.Format != indexFormat {
-		return fmt.Errorf("%s exists and is not a claimaudit index: refusing to overwrite it (%w)", dir, ErrNotIndex)
+		return fmt.Errorf("%s exists and is not a claimaudit index: refusing to overwrite it (%w; an index built by an older audit whose %s is damaged: delete the folder and build again)", dir, ErrNotIndex, ManifestFile)
 	}
 	return nil
 }

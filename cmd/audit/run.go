@@ -322,6 +322,9 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 // temperatureFrom reads the full-data temperature an earlier run fitted
 // from its summary.json.
 func temperatureFrom(dir string) (float64, error) {
+	if err := outdir.Check(dir); err != nil {
+		return 0, err // a folder killed while committing may mix two runs' files
+	}
 	path := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
