@@ -32,6 +32,9 @@ const (
 type Options struct {
 	CorpusPath, SpansPath, ClaimsPath, GoldPath string
 	OutDir                                      string
+	// red redacts the verifier's secrets from every string the run writes
+	// (set once the verifier is made).
+	red adjudicate.Redactor
 	// WriteDir is where the run's files are written: the staging folder
 	// of OutDir that the caller commits (package outdir). Default OutDir.
 	WriteDir string
@@ -114,7 +117,16 @@ var ErrTooManyErrors = errors.New("too many claims could not be adjudicated")
 // stages run in order, each timed: validate the claims, ensure the index,
 // retrieve and verify into a spool, calibrate, decide and write the
 // records, compute and write the reports.
+//
+// Every string the run writes passes one Redactor of the verifier's
+// secrets (adjudicate.SecretHolder): records' rationale and error, the
+// reports made from them, and the error Run returns.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	res, err := o.run(ctx)
+	return res, o.red.Error(err)
+}
+
+func (o *Options) run(ctx context.Context) (*Result, error) {
 	o.defaults()
 	res := &Result{}
 	tm, st := &res.Timings, o.Stage
@@ -133,7 +145,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	defer func() { closeIfCloser(v) }()
 	version := versionOf(v, o.VerifierName)
-	res.RunID = runID(in, ix, o, version)
+	res.RunID = runID(in, ix, *o, version)
 	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
@@ -312,6 +324,9 @@ func (o *Options) openIndex(ctx context.Context) (*index, error) {
 // verifier makes the verifier, wrapped by the verdict cache with --resume.
 func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 	v, err := o.NewVerifier(ix.Index)
+	if err == nil {
+		o.red = adjudicate.NewRedactor(adjudicate.SecretsOf(v)...)
+	}
 	if err != nil || !o.Resume {
 		return v, err
 	}

@@ -166,6 +166,10 @@ func (v *Verifier) PreferredBatchSize() int { return 8 }
 // Close releases idle connections.
 func (v *Verifier) Close() error { return v.c.Close() }
 
+// Secrets are the client's (API key, endpoint password): a run redacts
+// them from everything it writes.
+func (v *Verifier) Secrets() []string { return v.c.Secrets() }
+
 type promptPassage struct {
 	N      int
 	Source string // doc_id, /span_id when the passage is a span

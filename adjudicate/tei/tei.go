@@ -118,6 +118,10 @@ func (v *Verifier) PreferredBatchSize() int { return 32 }
 // Close releases idle connections.
 func (v *Verifier) Close() error { return v.c.Close() }
 
+// Secrets are the client's (API key, endpoint password): a run redacts
+// them from everything it writes.
+func (v *Verifier) Secrets() []string { return v.c.Secrets() }
+
 type predictRequest struct {
 	Inputs              [][2]string `json:"inputs"`
 	RawScores           bool        `json:"raw_scores"`

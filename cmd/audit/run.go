@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/remote"
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
@@ -361,7 +363,7 @@ func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
 			args = append(args, "--"+f.Name, shellQuote(strings.Join(v.GetSlice(), ",")))
 		default:
 			if f.Name != "resume" {
-				args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+				args = append(args, "--"+f.Name, shellQuote(withoutUserinfo(f.Value.String())))
 			}
 		}
 	})
@@ -371,6 +373,16 @@ func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
 		kept = "no records were written; the verdicts finished so far are kept in " + filepath.Join(o.OutDir, ".cache")
 	}
 	return fmt.Sprintf("interrupted: %s.\nTo continue (reusing cached verdicts from now on):\n  %s", kept, strings.Join(args, " "))
+}
+
+// withoutUserinfo drops user:password@ from a value that is a URL (an
+// --endpoint): a message printed to a terminal or a log never carries it
+// (the rerun supplies credentials as the first run did).
+func withoutUserinfo(v string) string {
+	if u, err := url.Parse(v); err == nil && u.User != nil && u.Host != "" {
+		return remote.RedactURL(v)
+	}
+	return v
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
