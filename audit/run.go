@@ -113,6 +113,10 @@ type Result struct {
 // the records are written all the same, each saying why.
 var ErrTooManyErrors = errors.New("too many claims could not be adjudicated")
 
+// ErrNoClaims is a claims file without a claim (empty, blank lines, a
+// byte-order mark only): an input error, never an empty run.
+var ErrNoClaims = errors.New("no claims in the file (empty, blank or a byte-order mark only): nothing to audit")
+
 // Run audits the claims: every input claim gives exactly one record. The
 // stages run in order, each timed: validate the claims, ensure the index,
 // retrieve and verify into a spool, calibrate, decide and write the
@@ -263,6 +267,10 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	}
 	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence()}
 	in.total, _ = cv.Counts()
+	if in.total == 0 {
+		// An empty records.parquet that report then refuses helps nobody.
+		return nil, fmt.Errorf("%s: %w", o.ClaimsPath, ErrNoClaims)
+	}
 	if o.Shard.Sharded() {
 		var err error
 		if in.total, err = o.shardCount(ctx); err != nil {

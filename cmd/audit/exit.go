@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/claimaudit/claimaudit/outdir"
@@ -76,7 +77,7 @@ func exitCode(err error) int {
 		// The machine failed us (a full disk, an I/O error): not the
 		// user's input, even though the error names a path.
 		return exitInternal
-	case errors.Is(err, corpus.ErrDamaged), errors.Is(err, fs.ErrPermission), errors.Is(err, outdir.ErrNotOurs):
+	case errors.Is(err, corpus.ErrDamaged), errors.Is(err, fs.ErrPermission), errors.Is(err, outdir.ErrNotOurs), errors.Is(err, audit.ErrNoClaims):
 		return exitInput
 	case errors.As(err, &list), errors.As(err, &pathErr), errors.Is(err, corpus.ErrNotIndex):
 		return exitInput

@@ -147,6 +147,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if err := requireRegular(cmd.Flags(), "corpus", "spans", "claims", "gold"); err != nil {
 		return err
 	}
+	if err := requireClaims(r.o.ClaimsPath); err != nil {
+		return err
+	}
 	o := &r.o
 	if r.tempFrom != "" {
 		if cmd.Flags().Changed("calibrate") && o.Calibrate != audit.CalibrateFixed || cmd.Flags().Changed("temperature") {

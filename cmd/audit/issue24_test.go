@@ -1,0 +1,32 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 24 case 5: an empty, blank or BOM-only claims file is exit 2 with a
+// clear message, and no output folder is created; validate says the same.
+func TestEmptyClaimsFileIsExit2WithoutOutput(t *testing.T) {
+	demo := "../../benchdata/demo/"
+	for name, content := range map[string]string{"empty": "", "blank": "\n  \n\t\r\n", "bom only": "\xEF\xBB\xBF", "bom and blank": "\xEF\xBB\xBF\n\n"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			claims := filepath.Join(dir, "claims.jsonl")
+			require.NoError(t, os.WriteFile(claims, []byte(content), 0o644))
+			out := filepath.Join(dir, "out")
+			code, _, stderr := runBackends(t, defaultBackends(), "run", "--corpus", demo+"corpus.jsonl", "--claims", claims, "--out", out)
+			assert.Equal(t, exitInput, code, stderr)
+			assert.Contains(t, stderr, "--claims "+claims+": no claims in the file")
+			_, err := os.Stat(out)
+			assert.True(t, os.IsNotExist(err), "no output folder")
+			code, _, stderr = runBackends(t, defaultBackends(), "validate", "--claims", claims)
+			assert.Equal(t, exitInput, code, stderr)
+			assert.Contains(t, stderr, "no claims in the file")
+		})
+	}
+}
