@@ -324,7 +324,7 @@ func IsBlank(s string) bool {
 // DefaultMaxLineBytes. It returns the number of non-blank lines read; the
 // error is an I/O failure or ctx's.
 func Each(ctx context.Context, r io.Reader, file string, maxLine int, errs *ErrorList, fn func(Record)) (int, error) {
-	lr := NewLineReader(r, maxLine)
+	lr := NewLineReaderContext(ctx, r, maxLine)
 	n := 0
 	for {
 		if err := ctx.Err(); err != nil {
