@@ -406,7 +406,7 @@ func newWatchedIndex(path string, im *mapping.IndexMappingImpl, cfg map[string]a
 // ReadManifest reads the manifest of an index folder. It returns an error
 // wrapping ErrNotIndex when the folder holds no complete index.
 func ReadManifest(dir string) (*IndexManifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := readRegular(filepath.Join(dir, ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w (no %s)", dir, ErrNotIndex, ManifestFile)
 	}
@@ -415,6 +415,10 @@ func ReadManifest(dir string) (*IndexManifest, error) {
 	}
 	var m IndexManifest
 	if err := json.Unmarshal(b, &m); err != nil {
+		if outdir.Owned(dir) {
+			// Built by the tool (it carries the tag): damaged, rebuildable.
+			return nil, fmt.Errorf("%s: %w (unreadable %s: %v): rebuild it with 'audit index --force'", dir, ErrDamaged, ManifestFile, err)
+		}
 		return nil, fmt.Errorf("%s: %w (unreadable manifest: %v)", dir, ErrNotIndex, err)
 	}
 	if m.Format != indexFormat || !m.Complete {
@@ -456,7 +460,7 @@ func checkReplaceable(dir string) error {
 	if len(entries) == 0 || outdir.Owned(dir) {
 		return nil // empty, or an index the tool built (its manifest may be damaged)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := readRegular(filepath.Join(dir, ManifestFile))
 	var m IndexManifest
 	if err != nil || json.Unmarshal(b, &m) != nil || m.Format != indexFormat {
 		return fmt.Errorf("%s exists and is not a claimaudit index: refusing to overwrite it (%w; an index built by an older audit whose %s is damaged: delete the folder and build again)", dir, ErrNotIndex, ManifestFile)
