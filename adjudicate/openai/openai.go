@@ -381,6 +381,11 @@ func parseAnswer(content string, passages int) (answer, int, error) {
 	if raw.Label == nil {
 		return answer{}, 0, fmt.Errorf("%w: no \"label\" in %q", ErrBadAnswer, short(content))
 	}
+	if k, dup := duplicateKey(s); dup {
+		// Which one counts is ambiguous (the decoder keeps the last, the
+		// logprobs are read at the first): neither is taken.
+		return answer{}, 0, fmt.Errorf("%w: key %q appears twice in %q", ErrBadAnswer, k, short(content))
+	}
 	a := answer{label: -1, passage: -1, reason: raw.Reason}
 	for k, n := range labelNames {
 		if strings.EqualFold(strings.TrimSpace(*raw.Label), n) {
@@ -405,6 +410,31 @@ func parseAnswer(content string, passages int) (answer, int, error) {
 		labelAt = loc[1]
 	}
 	return a, labelAt, nil
+}
+
+// duplicateKey finds a key that appears twice in the top-level object s.
+func duplicateKey(s string) (string, bool) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := tok.(string)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // labelProbabilities reads the label's distribution from the alternatives
