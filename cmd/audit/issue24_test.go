@@ -30,3 +30,21 @@ func TestEmptyClaimsFileIsExit2WithoutOutput(t *testing.T) {
 		})
 	}
 }
+
+// Issue 24 case 16: --folds beyond metrics.MaxFolds is a usage error
+// before any work (it once ran for hours in cross-fitting).
+func TestFoldsAreBounded(t *testing.T) {
+	demo := "../../benchdata/demo/"
+	out := filepath.Join(t.TempDir(), "out")
+	for _, args := range [][]string{
+		{"run", "--corpus", demo + "corpus.jsonl", "--claims", demo + "claims.jsonl", "--out", out, "--folds", "1000000"},
+		{"report", "--records", "x.parquet", "--out", out, "--folds", "1000000"},
+		{"calibrate", "--records", "x.parquet", "--out", out, "--folds", "1000000"},
+	} {
+		code, _, stderr := runBackends(t, defaultBackends(), args...)
+		assert.Equal(t, exitInput, code, "%v: %s", args, stderr)
+		assert.Contains(t, stderr, "--folds must be from 2 to 100", args[0])
+		_, err := os.Stat(out)
+		assert.True(t, os.IsNotExist(err), "%s: no output folder", args[0])
+	}
+}

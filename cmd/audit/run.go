@@ -161,8 +161,8 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		}
 		o.Calibrate, o.Temperature, o.TemperatureFrom = audit.CalibrateFixed, t, r.tempFrom
 	}
-	if o.Folds < 2 || o.MinCalibration < 1 {
-		return usageErrorf("--folds must be >= 2 and --min-calibration >= 1")
+	if o.Folds < 2 || o.Folds > metrics.MaxFolds || o.MinCalibration < 1 {
+		return usageErrorf("--folds must be from 2 to %d and --min-calibration >= 1", metrics.MaxFolds)
 	}
 	if math.IsNaN(o.Temperature) || math.IsInf(o.Temperature, 0) || o.Temperature < 0 {
 		return usageErrorf("--temperature %v is not a positive number", o.Temperature)
