@@ -53,3 +53,31 @@ func TestCancelInsideAnEndlessLine(t *testing.T) {
 		t.Fatal("Each did not stop after its context was done")
 	}
 }
+
+// Issue 24 case 9: a string holding a lone surrogate escape ("x\ud800")
+// is an encoding error naming the escape, not a value silently read as
+// "x\uFFFD"; a proper pair (an emoji) is text.
+func TestLoneSurrogateIsAnError(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"id":"x\ud800"}`:         `\ud800`,
+		`{"id":"x\udc00y"}`:        `\udc00`,
+		`{"id":"\ud83d\u0041"}`:    `\ud83d`,
+		`{"id":"x\uD800"}`:         `\uD800`,
+		`{"id":"\ud83d\ude00 ok"}`: "",
+		`{"id":"\\ud800 is text"}`: "",
+	} {
+		var errs ErrorList
+		rec, ok := ParseRecord("f", 1, []byte(in), &errs)
+		require.True(t, ok, in)
+		s, ok := rec.Str("id", true, true)
+		if want == "" {
+			assert.True(t, ok, in)
+			assert.NotContains(t, s, "\uFFFD")
+			continue
+		}
+		assert.False(t, ok, in)
+		require.Len(t, errs.Errors, 1, in)
+		assert.ErrorIs(t, errs.Errors[0], ErrEncoding)
+		assert.Contains(t, errs.Errors[0].Error(), want)
+	}
+}
