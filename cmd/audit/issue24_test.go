@@ -48,3 +48,14 @@ func TestFoldsAreBounded(t *testing.T) {
 		assert.True(t, os.IsNotExist(err), "%s: no output folder", args[0])
 	}
 }
+
+// Issue 24 case 23: a nested object that cannot be decoded says why.
+func TestUndecodableQualifiersSayWhy(t *testing.T) {
+	claims := filepath.Join(t.TempDir(), "claims.jsonl")
+	require.NoError(t, os.WriteFile(claims, []byte(`{"id":"c1","text":"It is big.","qualifiers":{"quantity":1e999}}`+"\n"+
+		`{"id":"c2","text":"It is big.","normalization":{"value":-1e999}}`+"\n"), 0o644))
+	code, _, stderr := runBackends(t, defaultBackends(), "validate", "--claims", claims)
+	assert.Equal(t, exitInput, code, stderr)
+	assert.Regexp(t, `claims.jsonl:1:45: qualifiers: cannot decode qualifiers: .*cannot unmarshal number 1e999 into Go value of type float64`, stderr)
+	assert.Regexp(t, `claims.jsonl:2:48: normalization: cannot decode normalization: .*cannot unmarshal number -1e999`, stderr)
+}
