@@ -3,6 +3,8 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,4 +49,15 @@ func TestCSVExportNeutralizesFormulas(t *testing.T) {
 	buf.Reset()
 	require.NoError(t, ExportRecords(&buf, ExportJSONL, recs[:1]))
 	assert.Contains(t, buf.String(), `"+1+1"`, "JSONL keeps text as it is")
+}
+
+// Issue 24 case 24: a run whose manifest.json is there but unreadable is
+// an error naming the file, not the warning "no manifest.json".
+func TestDiffRefusesAnUnreadableManifest(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"run_id": "ab`), 0o644))
+	_, err := LoadRun(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unreadable run manifest")
+	assert.Contains(t, err.Error(), filepath.Join(dir, "manifest.json"))
 }
