@@ -97,7 +97,16 @@ func runDemoOutputs(t *testing.T, metas []OutputMeta) (string, []reports.OutputR
 // is its worst claim's and its confidence the least.
 func TestDemoOutputRevisionIsTheSeedRule(t *testing.T) {
 	metas := demoOutputs(t, nil)
-	out, rows, recs := runDemoOutputs(t, metas)
+	// The run over the demo's outputs file itself: extraction, then the
+	// decisions.
+	out := t.TempDir()
+	o := demoOptions(t, out)
+	o.ClaimsPath, o.GoldPath, o.OutputsPath = "", "", demo+"outputs.jsonl"
+	_, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	rows, err := reports.ReadParquet[reports.OutputRow](filepath.Join(out, "outputs.parquet"))
+	require.NoError(t, err)
+	recs := records(t, out)
 	require.Len(t, rows, len(metas), "one row per output, claims or not")
 	bySource := map[string][]reports.Record{}
 	for _, r := range recs {
