@@ -59,3 +59,22 @@ func TestUndecodableQualifiersSayWhy(t *testing.T) {
 	assert.Regexp(t, `claims.jsonl:1:45: qualifiers: cannot decode qualifiers: .*cannot unmarshal number 1e999 into Go value of type float64`, stderr)
 	assert.Regexp(t, `claims.jsonl:2:48: normalization: cannot decode normalization: .*cannot unmarshal number -1e999`, stderr)
 }
+
+// Issue 24 case 6: gold evidence ids that name nothing in the corpus are a
+// warning with the count and the first few (recall and MRR would read 0).
+func TestUnknownGoldEvidenceIsAWarning(t *testing.T) {
+	demo := "../../benchdata/demo/"
+	dir := t.TempDir()
+	claims, gold := filepath.Join(dir, "claims.jsonl"), filepath.Join(dir, "gold.jsonl")
+	require.NoError(t, os.WriteFile(claims, []byte(`{"id":"c1","text":"Quavor Harbour had 870,000 residents in 2023."}`+"\n"+
+		`{"id":"c2","text":"Kira Tesbrizen serves as mayor of Quavor Harbour."}`+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(gold, []byte(`{"claim_id":"c1","label":"supported","evidence":["span_0000002"]}`+"\n"+
+		`{"claim_id":"c2","label":"supported","evidence":["span_nope","doc_nope"]}`+"\n"), 0o644))
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runBackends(t, defaultBackends(), "run", "--corpus", demo+"corpus.jsonl", "--spans", demo+"spans.jsonl",
+		"--claims", claims, "--gold", gold, "--out", out, "--calibrate", "off")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "gold evidence ids name no span or document of the corpus")
+	assert.Contains(t, stderr, "ids=2 of=3")
+	assert.Contains(t, stderr, "doc_nope, span_nope")
+}
