@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,4 +79,34 @@ func TestUnknownGoldEvidenceIsAWarning(t *testing.T) {
 	assert.Contains(t, stderr, "gold evidence ids name no span or document of the corpus")
 	assert.Contains(t, stderr, "ids=2 of=3")
 	assert.Contains(t, stderr, "doc_nope, span_nope")
+}
+
+// Issue 24 case 8: export and run --temperature-from refuse a folder whose
+// commit did not finish, as report and diff do.
+func TestIncompleteFolderRefusedByEveryReader(t *testing.T) {
+	demo := "../../benchdata/demo/"
+	dir := filepath.Join(t.TempDir(), "killed")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	// A first run killed before its commit: a lock file, no marker.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claimaudit-out.lock"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "records.parquet"), []byte("half"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"calibration":{"fitted":true,"full_temperature":1.5}}`), 0o644))
+	code, _, stderr := runBackends(t, defaultBackends(), "export", "--records", filepath.Join(dir, "records.parquet"), "--format", "csv")
+	assert.Equal(t, exitInput, code, stderr)
+	assert.Contains(t, stderr, "incomplete")
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr = runBackends(t, defaultBackends(), "run", "--corpus", demo+"corpus.jsonl", "--claims", demo+"claims.jsonl",
+		"--out", out, "--temperature-from", dir)
+	assert.Equal(t, exitInput, code, stderr)
+	assert.Contains(t, stderr, "--temperature-from")
+	assert.Contains(t, stderr, "incomplete")
+}
+
+// Issue 24 case 25: a read-only file system is exit 2 (the user's choice of
+// where to write) for every command, run and index alike.
+func TestReadOnlyFileSystemIsExit2(t *testing.T) {
+	err := &os.PathError{Op: "mkdir", Path: "/ro/out", Err: syscall.EROFS}
+	assert.Equal(t, exitInput, exitCode(err))
+	assert.Equal(t, exitInput, exitCode(fmt.Errorf("create index: %w", err)))
+	assert.Equal(t, exitInternal, exitCode(fmt.Errorf("write: %w", &os.PathError{Op: "write", Path: "/x", Err: syscall.ENOSPC})), "a full disk stays 3")
 }
