@@ -57,6 +57,11 @@ type Options struct {
 	Folds             int     // cross-fitting folds; default metrics.DefaultFolds
 	MinCalibration    int     // fewest labelled claims to fit a temperature on; default metrics.DefaultMinCalibration
 	Resume            bool    // reuse verdicts cached in OutDir/.cache
+	// StrictGold makes a gold line naming a claim not in the claims file
+	// an error; otherwise such lines are ignored and counted
+	// (Result.IgnoredGold, and a warning): a run over a sample of the
+	// claims with the full gold file.
+	StrictGold bool
 	// Shard, when it splits the run (Count > 1), audits only the claims
 	// claims.ShardOf assigns it: their records are decided at T = 1 and
 	// no reports are written; `audit report` over every shard's records
@@ -100,6 +105,9 @@ type Result struct {
 	Timings      reports.Timings
 	Tables       *reports.Tables // nil for a shard
 	CacheHits    int             // verdicts reused from the --resume cache
+	// IgnoredGold counts gold lines for claims not in this run (ignored
+	// unless Options.StrictGold).
+	IgnoredGold int
 
 	errors []reports.Record // the misclassified claims report.html shows
 }
@@ -132,6 +140,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer func() { closeIfCloser(v) }()
 	version := versionOf(v, o.VerifierName)
 	res.RunID = runID(in, ix, o, version)
+	res.IgnoredGold = in.ignoredGold
 	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
@@ -230,12 +239,15 @@ type inputs struct {
 	// evidence are the gold evidence ids the gold file names, by claim.
 	evidence map[string][]string
 	files    []corpus.Input // claims and gold, hashed
+	// ignoredGold counts gold lines naming claims not in the claims file.
+	ignoredGold int
 }
 
 // readInputs validates the claims and gold (every defect is reported at
 // file:line:col) and hashes them for the run id and manifest.
 func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	cv := claims.NewValidator(false)
+	cv.IgnoreUnknownGold = !o.StrictGold
 	if err := cv.ReadFile(ctx, "claims", o.ClaimsPath); err != nil {
 		return nil, err
 	}
@@ -247,7 +259,7 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	if err := cv.Errors().Err(); err != nil {
 		return nil, err
 	}
-	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence()}
+	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence(), ignoredGold: cv.UnknownGold()}
 	in.total, _ = cv.Counts()
 	if o.Shard.Sharded() {
 		var err error

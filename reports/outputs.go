@@ -116,6 +116,9 @@ type Input struct {
 	// Manifest is written as manifest.json (inputs, settings, timings);
 	// Write fills its ids, versions and time.
 	Manifest Manifest
+	// Warnings from before the report (the inputs: ignored gold labels)
+	// come first among the summary's warnings.
+	Warnings []string
 }
 
 // How temperatures were applied, as summary.json's calibration.applied.
@@ -157,6 +160,9 @@ type Summary struct {
 	RunID         string `json:"run_id"`
 	SchemaVersion string `json:"schema_version"`
 	Claims        int    `json:"claims"`
+	// Labelled counts the claims with a gold label: every gold-based
+	// metric is over these only.
+	Labelled int `json:"labelled"`
 	// Temperature is the T claims without gold got, the one a later run
 	// reuses: the full-data T when cross-fitted, the common T when uniform.
 	Temperature        float64                        `json:"temperature"`
@@ -310,7 +316,8 @@ func Compute(in Input) (*Tables, error) {
 		"pass": pass, "supported_rate": fp(b.SupportedRate), "refuted_rate": fp(b.RefutedRate),
 		"degenerate_supported": b.DegenerateSupported, "degenerate_refuted": b.DegenerateRefuted,
 	}
-	t.Summary.Warnings = warnings(&t.Summary, overall)
+	t.Summary.Labelled = overall.Counts.Labelled
+	t.Summary.Warnings = append(append([]string{}, in.Warnings...), warnings(&t.Summary, overall)...)
 	t.temperature = temp
 	t.manifest = in.Manifest
 	t.plotFormats = in.PlotFormats
@@ -427,9 +434,13 @@ func warnings(s *Summary, e metrics.Evaluation) []string {
 	if c.N > 0 && c.Labelled == 0 {
 		w = append(w, "no gold labels: accuracy, false-accept rates and calibration error are undefined (null); the predicted-label distribution is the headline")
 	}
+	if c.Labelled > 0 && c.Labelled < c.N {
+		w = append(w, fmt.Sprintf("partial gold: %s; accuracy, false-accept rates, calibration error and the temperature fit are over the %d labelled claims only",
+			LabelledOf(c.Labelled, c.N), c.Labelled))
+	}
 	if e.Value("degenerate_verifier") == 1 {
 		for k := metrics.Class(0); k < 3; k++ {
-			if float64(c.PredictedTotal[k]) >= metrics.DegenerateShare*float64(c.Answered) {
+			if c.Answered >= metrics.DegenerateMinAnswered && float64(c.PredictedTotal[k]) >= metrics.DegenerateShare*float64(c.Answered) {
 				w = append(w, fmt.Sprintf("degenerate verifier: it predicted %s for %.1f%% of answered claims (%d of %d)",
 					k, 100*float64(c.PredictedTotal[k])/float64(c.Answered), c.PredictedTotal[k], c.Answered))
 			}
@@ -557,4 +568,10 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// LabelledOf is the labelled count as every headline states it: "300 of
+// 600 labelled".
+func LabelledOf(labelled, n int) string {
+	return fmt.Sprintf("%d of %d labelled", labelled, n)
 }

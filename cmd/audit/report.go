@@ -155,7 +155,7 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.e.stdout, "%s → %s (run %s)\n", plural(len(in.Outcomes), "record"), c.out, in.RunID)
+		fmt.Fprintf(c.e.stdout, "%s → %s (run %s)\n", claimsHeadline(len(in.Outcomes), t.Summary.Labelled, "record"), c.out, in.RunID)
 		if err := reports.PrintTables(c.e.stdout, &t.Summary); err != nil {
 			return err
 		}

@@ -125,6 +125,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.NumericPolicy, "numeric-policy", claims.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(claims.Policies, ", "))
 	f.StringVar(&r.numericEffect, "numeric-effect", string(claims.EffectFlag), "what the numeric check does to the label: none, flag or override")
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
+	f.BoolVar(&o.StrictGold, "strict-gold", false, "a gold label for a claim not in --claims is an error (default: ignored, and counted in a warning, so a sample of the claims runs with the full gold file)")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	r.out.add(f, true)
@@ -400,7 +401,7 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	if asJSON {
 		return printJSON(e, res.Tables.Summary)
 	}
-	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", plural(res.Records, "claim"), o.OutDir, res.RunID)
+	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", claimsHeadline(res.Records, res.Tables.Summary.Labelled, "claim"), o.OutDir, res.RunID)
 	if err := reports.PrintTables(e.stdout, &res.Tables.Summary); err != nil {
 		return err
 	}
@@ -417,4 +418,16 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	fmt.Fprintf(e.stdout, "time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
 		float64(res.Records)/total, busy, 100*busy/total)
 	return nil
+}
+
+// claimsHeadline is the count of claims as a headline states it, with the
+// labelled ones when not all are: "600 claims (300 of 600 labelled)".
+func claimsHeadline(n, labelled int, noun string) string {
+	switch {
+	case n == 0 || labelled == n:
+		return plural(n, noun)
+	case labelled == 0:
+		return plural(n, noun) + " (no gold labels)"
+	}
+	return fmt.Sprintf("%s (%s)", plural(n, noun), reports.LabelledOf(labelled, n))
 }
