@@ -78,6 +78,9 @@ type Options struct {
 	NumericEffect claims.NumericEffect
 
 	ToolVersion string
+	// Instance identifies this execution (run_instance, started_at in every
+	// file); the zero value draws one when Run starts.
+	Instance    reports.Instance
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 	SliceBy     []string       // claim metadata keys to slice on (--slice-by meta.KEY)
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
@@ -105,6 +108,7 @@ type Result struct {
 	Timings      reports.Timings
 	Tables       *reports.Tables // nil for a shard
 	CacheHits    int             // verdicts reused from the --resume cache
+	Instance     reports.Instance
 	// IgnoredGold counts gold lines for claims not in this run (ignored
 	// unless Options.StrictGold).
 	IgnoredGold int
@@ -122,7 +126,7 @@ var ErrTooManyErrors = errors.New("too many claims could not be adjudicated")
 // records, compute and write the reports.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o.defaults()
-	res := &Result{}
+	res := &Result{Instance: o.Instance}
 	tm, st := &res.Timings, o.Stage
 	in, err := timed(st, "validate", &tm.Validate, func() (*inputs, error) { return o.readInputs(ctx) })
 	if err != nil {
@@ -163,7 +167,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	if o.Shard.Sharded() {
-		err = reports.WriteManifest(o.WriteDir, reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion}, o.manifest(in, ix, version, res))
+		err = reports.WriteManifest(o.WriteDir, reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion, Instance: o.Instance}, o.manifest(in, ix, version, res))
 	} else {
 		res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(ctx, in, ix, version, res) })
 	}
@@ -229,6 +233,9 @@ func (o *Options) defaults() {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Instance.ID == "" {
+		o.Instance = reports.NewInstance(time.Now())
 	}
 }
 

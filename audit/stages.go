@@ -299,7 +299,7 @@ func (o *Options) calibrateOutcomes(prelim []metrics.Outcome) calibration {
 // writeRecords decides every claim at its temperature and writes
 // records.parquet; the metrics outcomes come from the same decisions.
 func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, res *Result) ([]metrics.Outcome, error) {
-	w, err := reports.NewParquetWriter[reports.Record](filepath.Join(o.WriteDir, "records.parquet"), reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion})
+	w, err := reports.NewParquetWriter[reports.Record](filepath.Join(o.WriteDir, "records.parquet"), reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion, Instance: o.Instance})
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func (m interner) of(s string) string {
 func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verifierVersion string, res *Result) (*reports.Tables, error) {
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
 		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, verifierVersion, res),
-		Warnings: goldWarnings(in, o.GoldPath)}
+		Warnings: goldWarnings(in, o.GoldPath), Instance: o.Instance}
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err

@@ -305,14 +305,14 @@ func (t *Tables) writeHTML(dir string, figs []*figure) error {
 	return f.Commit()
 }
 
-// htmlHeader are report.html's header lines: the date the run started (or
-// the report was written), the claim count with the labelled ones, the
+// htmlHeader are report.html's header lines: when the run started (or,
+// without an instance, when the report was written), the claim count with the labelled ones, the
 // inputs (role, file name, sha256 prefix) and the settings that decide
 // the numbers.
 func htmlHeader(s *Summary, m *Manifest) (date, claims string, inputs []string, settings string) {
-	date = m.WrittenAt
-	if date == "" {
-		date = time.Now().UTC().Format(time.RFC3339)
+	date = "started " + s.StartedAt
+	if s.StartedAt == "" {
+		date = "written " + time.Now().UTC().Format(time.RFC3339)
 	}
 	claims = fmt.Sprintf("%d claims", s.Claims)
 	if s.Claims > 0 {
