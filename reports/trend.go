@@ -266,7 +266,7 @@ func ParseTrendGates(s string) ([]TrendGate, error) {
 			return nil, fmt.Errorf("trend gate %q: want METRIC[.SLICE].drop>X or .rise>X, e.g. accuracy.drop>0.02 or ece_10[type=numeric].rise>0.05", part)
 		}
 		if !isKnownMetric(m[1]) {
-			return nil, fmt.Errorf("trend gate %q: unknown metric %q", part, m[1])
+			return nil, fmt.Errorf("trend gate %q: %s", part, unknownMetric(m[1], metrics.Names, ""))
 		}
 		x, err := strconv.ParseFloat(m[5], 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {

@@ -60,3 +60,15 @@ func TestFormatMetric(t *testing.T) {
 		assert.Equal(t, c.want, FormatMetric(c.name, c.v, c.signed), "%s %v", c.name, c.v)
 	}
 }
+
+func TestUnknownMetricSuggests(t *testing.T) {
+	_, err := ParseGates("acuracy<0.9")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown metric "acuracy": did you mean "accuracy"?`)
+	_, err = ParseGates("tier1_fa_conditonal>0.1")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `did you mean "tier1_fa_conditional"?`)
+	_, err = ParseGates("zzzzzz>1")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "(known: n, answered", "no close name: every name")
+}

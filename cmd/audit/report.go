@@ -145,6 +145,9 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	t.Summary.Gates = reports.Check(gates, t)
+	if err := reports.UnknownSlices(gates, &t.Summary); err != nil {
+		return usageErrorf("--fail-on: %v", err)
+	}
 	if err := t.Write(dir.Stage()); err != nil {
 		return err
 	}

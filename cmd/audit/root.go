@@ -21,6 +21,9 @@ type env struct {
 	maxErrors      int
 	backends       []adjudicate.Backend // the verifier backends --verifier can name
 	getenv         func(string) string  // the environment (a scheduler's shard index)
+	// argv0 is the program as invoked (bin/audit, ./audit), for commands
+	// the output tells the user to run; "" means "audit".
+	argv0 string
 }
 
 // run executes the CLI and returns the process exit code. Only main exits.

@@ -290,12 +290,19 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 			// The bar's line does not end until it finishes: start afresh.
 			fmt.Fprintln(r.e.stderr)
 		}
-		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o))
+		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o, r.e.argv0))
 		// The message says it all; no "context canceled" after it.
 		return &exitError{code: exitInterrupted, err: err, quiet: true}
 	}
 	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 		return err
+	}
+	if res.Tables != nil {
+		// A gate over a slice no claim is in is a misspelling: nothing is
+		// committed, exit 2.
+		if serr := reports.UnknownSlices(o.Gates, &res.Tables.Summary); serr != nil {
+			return usageErrorf("--fail-on: %v", serr)
+		}
 	}
 	// The run's files enter --out as a whole, or (interrupted) not at all.
 	if cerr := out.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit run", RunID: res.RunID}); cerr != nil {
@@ -351,9 +358,13 @@ func temperatureFrom(dir string) (float64, error) {
 }
 
 // interruptedMessage says what an interrupted run kept and the exact
-// command that picks up where it stopped.
-func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
-	args := []string{"audit", "run"}
+// command that picks up where it stopped, with the program as invoked
+// (argv0; "audit" when unknown).
+func interruptedMessage(cmd *cobra.Command, o audit.Options, argv0 string) string {
+	if argv0 == "" {
+		argv0 = "audit"
+	}
+	args := []string{shellQuote(argv0), "run"}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		switch v := f.Value.(type) {
 		case pflag.SliceValue: // --slice-by a,b: not pflag's "[a,b]"
