@@ -35,6 +35,7 @@ func TestNoSilentSuccessExitCodes(t *testing.T) {
 		return p
 	}
 	halfGold := firstLines(demo+"gold.jsonl", "half-gold.jsonl", 300)
+	empty := firstLines(demo+"claims.jsonl", "empty.jsonl", 0)
 	sample := firstLines(demo+"claims.jsonl", "sample.jsonl", 100)
 	base := []string{"run", "--corpus", demo + "corpus.jsonl", "--spans", demo + "spans.jsonl", "--log-level", "warn"}
 	arg := func(extra ...string) []string { return append(append([]string{}, base...), extra...) }
@@ -44,6 +45,7 @@ func TestNoSilentSuccessExitCodes(t *testing.T) {
 		want   int
 		stdout string
 	}{
+		{"no claims", arg("--claims", empty, "--out", filepath.Join(dir, "empty")), exitInput, ""},
 		{"partial gold", arg("--claims", demo+"claims.jsonl", "--gold", halfGold, "--out", filepath.Join(dir, "half")), exitOK, "600 claims (300 of 600 labelled)"},
 		{"sample with full gold", arg("--claims", sample, "--gold", demo+"gold.jsonl", "--out", filepath.Join(dir, "sample")), exitOK,
 			"500 gold labels name claims not in this run and were ignored"},
@@ -60,6 +62,8 @@ func TestNoSilentSuccessExitCodes(t *testing.T) {
 			assert.NotEmpty(t, errOut.String(), "%s: a failure says why", tt.name)
 		}
 	}
-	_, err := os.Stat(filepath.Join(dir, "strict", "summary.json"))
-	assert.True(t, os.IsNotExist(err), "a refused run writes no summary")
+	for _, d := range []string{"strict", "empty"} {
+		_, err := os.Stat(filepath.Join(dir, d, "summary.json"))
+		assert.True(t, os.IsNotExist(err), "%s: a refused run writes no summary", d)
+	}
 }
