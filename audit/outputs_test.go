@@ -317,6 +317,9 @@ func TestDemoAttemptsBranchSuccess(t *testing.T) {
 		if m.Slice == "all" && m.Stage == reports.StageCalibrated && m.Value != nil {
 			got[m.Metric] = *m.Value
 		}
+		// The decision rows carry the run's instance like every other row.
+		assert.Equal(t, ms[0].RunInstance, m.RunInstance, m.Metric)
+		assert.NotEmpty(t, m.RunInstance, m.Metric)
 	}
 	assert.Equal(t, 30.0, got["branches"])
 	assert.Equal(t, float64(improved)/30, got["branch_success_rate"])

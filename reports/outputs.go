@@ -128,6 +128,12 @@ var DecisionMetrics = []string{"output_ship_rate", "output_revise_rate", "output
 // metrics.parquet — one row per stage, the same value: outputs are decided
 // once, at the temperatures applied — and to summary.json.
 func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64) {
+	// The rows added here carry the instance Compute stamped on the others.
+	var instance string
+	var started int64
+	if len(t.Metrics) > 0 {
+		instance, started = t.Metrics[0].RunInstance, t.Metrics[0].StartedAt
+	}
 	at := map[string]int{}
 	for i, r := range t.Outputs {
 		at[r.OutputID] = i
@@ -136,7 +142,8 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 		i, ok := at[d.OutputID]
 		if !ok {
 			t.Outputs = append(t.Outputs, OutputRow{RunID: t.meta.RunID, OutputID: d.OutputID, Verdict: metrics.OutputPass,
-				SupportedFraction: math.NaN()}) // FActScore over no claim is undefined
+				SupportedFraction: math.NaN(), // FActScore over no claim is undefined
+				RunInstance: instance, StartedAt: started})
 			i = len(t.Outputs) - 1
 		}
 		r := &t.Outputs[i]
@@ -153,7 +160,8 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 			if !ok {
 				continue
 			}
-			t.Metrics = append(t.Metrics, MetricRow{RunID: t.meta.RunID, Metric: name, Slice: "all", Stage: stage, Value: fp(v)})
+			t.Metrics = append(t.Metrics, MetricRow{RunID: t.meta.RunID, Metric: name, Slice: "all", Stage: stage, Value: fp(v),
+				N: int64(t.Summary.Claims), SliceKey: "all", RunInstance: instance, StartedAt: started})
 			if stage == StageCalibrated {
 				t.Summary.Metrics[name] = fp(v)
 			} else {
