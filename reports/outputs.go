@@ -143,7 +143,7 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 		if !ok {
 			t.Outputs = append(t.Outputs, OutputRow{RunID: t.meta.RunID, OutputID: d.OutputID, Verdict: metrics.OutputPass,
 				SupportedFraction: math.NaN(), // FActScore over no claim is undefined
-				RunInstance: instance, StartedAt: started})
+				RunInstance:       instance, StartedAt: started})
 			i = len(t.Outputs) - 1
 		}
 		r := &t.Outputs[i]
