@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,10 +15,12 @@ import (
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/remote"
 	"github.com/claimaudit/claimaudit/audit"
-	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
@@ -122,8 +125,8 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for calibration cross-fitting folds")
 	f.IntVar(&o.SourceSlices, "source-slices", metrics.DefaultMaxSourceSlices, sourceSlicesHelp)
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
-	f.StringVar(&o.NumericPolicy, "numeric-policy", claims.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(claims.Policies, ", "))
-	f.StringVar(&r.numericEffect, "numeric-effect", string(claims.EffectFlag), "what the numeric check does to the label: none, flag or override")
+	f.StringVar(&o.NumericPolicy, "numeric-policy", numeric.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(numeric.Policies, ", "))
+	f.StringVar(&r.numericEffect, "numeric-effect", string(lint.EffectFlag), "what the numeric check does to the label: none, flag or override")
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
@@ -145,6 +148,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if err := requireRegular(cmd.Flags(), "corpus", "spans", "claims", "gold"); err != nil {
 		return err
 	}
+	if err := requireClaims(r.o.ClaimsPath); err != nil {
+		return err
+	}
 	o := &r.o
 	if r.tempFrom != "" {
 		if cmd.Flags().Changed("calibrate") && o.Calibrate != audit.CalibrateFixed || cmd.Flags().Changed("temperature") {
@@ -156,8 +162,8 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		}
 		o.Calibrate, o.Temperature, o.TemperatureFrom = audit.CalibrateFixed, t, r.tempFrom
 	}
-	if o.Folds < 2 || o.MinCalibration < 1 {
-		return usageErrorf("--folds must be >= 2 and --min-calibration >= 1")
+	if o.Folds < 2 || o.Folds > metrics.MaxFolds || o.MinCalibration < 1 {
+		return usageErrorf("--folds must be from 2 to %d and --min-calibration >= 1", metrics.MaxFolds)
 	}
 	if math.IsNaN(o.Temperature) || math.IsInf(o.Temperature, 0) || o.Temperature < 0 {
 		return usageErrorf("--temperature %v is not a positive number", o.Temperature)
@@ -183,10 +189,10 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if o.K < 1 || o.Workers < 0 || o.BatchSize < 0 || o.AbstainBelow < 0 || o.AbstainBelow > 1 {
 		return usageErrorf("--k must be >= 1, --workers and --batch-size >= 0, --abstain-below in [0, 1]")
 	}
-	if !slices.Contains(claims.Policies, o.NumericPolicy) {
-		return usageErrorf("--numeric-policy %q is not one of %s", o.NumericPolicy, strings.Join(claims.Policies, ", "))
+	if !slices.Contains(numeric.Policies, o.NumericPolicy) {
+		return usageErrorf("--numeric-policy %q is not one of %s", o.NumericPolicy, strings.Join(numeric.Policies, ", "))
 	}
-	effect, err := claims.ParseNumericEffect(r.numericEffect)
+	effect, err := lint.ParseNumericEffect(r.numericEffect)
 	if err != nil {
 		return usageErrorf("--numeric-effect: %v", err)
 	}
@@ -318,6 +324,9 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 // temperatureFrom reads the full-data temperature an earlier run fitted
 // from its summary.json.
 func temperatureFrom(dir string) (float64, error) {
+	if err := outdir.Check(dir); err != nil {
+		return 0, err // a folder killed while committing may mix two runs' files
+	}
 	path := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -354,7 +363,7 @@ func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
 			args = append(args, "--"+f.Name, shellQuote(strings.Join(v.GetSlice(), ",")))
 		default:
 			if f.Name != "resume" {
-				args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+				args = append(args, "--"+f.Name, shellQuote(withoutUserinfo(f.Value.String())))
 			}
 		}
 	})
@@ -364,6 +373,16 @@ func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
 		kept = "no records were written; the verdicts finished so far are kept in " + filepath.Join(o.OutDir, ".cache")
 	}
 	return fmt.Sprintf("interrupted: %s.\nTo continue (reusing cached verdicts from now on):\n  %s", kept, strings.Join(args, " "))
+}
+
+// withoutUserinfo drops user:password@ from a value that is a URL (an
+// --endpoint): a message printed to a terminal or a log never carries it
+// (the rerun supplies credentials as the first run did).
+func withoutUserinfo(v string) string {
+	if u, err := url.Parse(v); err == nil && u.User != nil && u.Host != "" {
+		return remote.RedactURL(v)
+	}
+	return v
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
