@@ -194,8 +194,14 @@ run() {
   trap 'exit 143' TERM
   start
   export SLURM_CONF=$STATE/etc/slurm.conf
-  local rc=0
-  "$@" || rc=$?
+  # CMD in the background: bash runs a trap only once the foreground command
+  # ends, and wait returns at a signal, so INT/TERM stop CMD, then the cluster.
+  local rc=0 child
+  "$@" <&0 &
+  child=$!
+  trap 'kill -TERM $child 2>/dev/null; exit 130' INT
+  trap 'kill -TERM $child 2>/dev/null; exit 143' TERM
+  wait "$child" || rc=$?
   exit "$rc"
 }
 
