@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -17,6 +18,7 @@ import (
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/rules"
 )
 
 // Calibration modes.
@@ -71,6 +73,9 @@ type Options struct {
 	// NumericEffect is how the numeric check bears on the label: none,
 	// flag (default) or override (claims.DecideNumeric).
 	NumericEffect claims.NumericEffect
+	// Rules is the decision-rule layer (package rules); the zero value
+	// applies none.
+	Rules RuleOptions
 
 	ToolVersion string
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
@@ -387,6 +392,17 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 	}
 	if o.NumericPolicy != claims.PolicyAuto || o.NumericEffect != claims.EffectFlag {
 		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
+	}
+	if r := o.Rules; len(r.Enabled) > 0 {
+		// Only a run with rules hashes them: a run without keeps its id.
+		var names []string
+		for _, n := range rules.Names {
+			if r.Enabled[n] {
+				names = append(names, n)
+			}
+		}
+		fmt.Fprintf(h, "rules=%s effect=%s noevidence=%s maxage=%v authority=%s=%s\n", strings.Join(names, ","), r.Effect, r.NoEvidence,
+			r.MaxAge, r.AuthorityKey, r.AuthorityValue)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

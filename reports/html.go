@@ -39,6 +39,8 @@ type htmlReport struct {
 	SmallSlices int // slices left out of the table: too few claims
 	Errors      []htmlError
 	ErrorsShown int
+	Rules       []RuleRow
+	Bounds      []BoundRow
 }
 
 type htmlMetric struct {
@@ -104,7 +106,7 @@ func interval(s *Summary, name string) string {
 // as SVG data, no scripts and nothing fetched.
 func (t *Tables) html(figs []*figure) ([]byte, error) {
 	s := &t.Summary
-	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors}
+	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors, Rules: ruleRows(s), Bounds: boundRows(s)}
 	for _, h := range headline {
 		v, raw := num(s.Metrics[h.name]), num(s.RawMetrics[h.name])
 		if h.name == "degenerate_verifier" {

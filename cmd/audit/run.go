@@ -75,6 +75,7 @@ type runCmd struct {
 
 	numericEffect string
 	tempFrom      string
+	rules         ruleFlags
 
 	shard  string
 	shards int
@@ -124,6 +125,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
 	f.StringVar(&o.NumericPolicy, "numeric-policy", claims.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(claims.Policies, ", "))
 	f.StringVar(&r.numericEffect, "numeric-effect", string(claims.EffectFlag), "what the numeric check does to the label: none, flag or override")
+	r.rules.add(f)
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
@@ -191,6 +193,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		return usageErrorf("--numeric-effect: %v", err)
 	}
 	o.NumericEffect = effect
+	if o.Rules, err = r.rules.parse(); err != nil {
+		return usageErrorf("%v", err)
+	}
 	gates, err := reports.ParseGates(r.failOn)
 	if err != nil {
 		return usageErrorf("%v", err)

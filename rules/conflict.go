@@ -1,0 +1,134 @@
+package rules
+
+import (
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/label"
+)
+
+// conflict: seed 003's "if multiple sources disagree in-corpus, treat as
+// insufficient unless the corpus has an explicit resolution rule (e.g. a
+// designated gold doc)". Two documents among the retrieved passages
+// disagree when
+//
+//   - the verifier scored the passages one by one and one passage supports
+//     the claim while a passage of another document contradicts it, each
+//     at a probability of at least ConflictMin; or
+//   - the claim states a number that one document's numbers verify and
+//     another's contradict (the numeric check, document by document).
+//
+// The claim is then insufficient, flagged conflict, unless some of the
+// disagreeing documents are authorities (Doc.Authority): then the
+// authorities' verdict decides (flags conflict and authority). Authorities
+// that disagree among themselves decide nothing.
+func conflict(in Input, o Options) (finding, bool) {
+	if in.Label == label.None {
+		return finding{}, false
+	}
+	votes := passageVotes(in, o)
+	if len(votes) == 0 {
+		votes = numericVotes(in, o)
+	}
+	var seen, auth [3]bool
+	for _, v := range votes {
+		seen[v.label.Index()] = true
+		if v.authority {
+			auth[v.label.Index()] = true
+		}
+	}
+	if !seen[0] || !seen[1] {
+		return finding{}, false
+	}
+	switch {
+	case auth[0] && !auth[1]:
+		return finding{label: label.Supported, flags: []string{FlagConflict, FlagAuthority}}, true
+	case auth[1] && !auth[0]:
+		return finding{label: label.Unsupported, flags: []string{FlagConflict, FlagAuthority}}, true
+	}
+	return finding{label: label.Insufficient, flags: []string{FlagConflict}}, true
+}
+
+// vote is one document's side: supported or unsupported.
+type vote struct {
+	label     label.Label
+	authority bool
+}
+
+// passageVotes are the passages the verifier scored on their own that
+// support or contradict at ConflictMin or more.
+func passageVotes(in Input, o Options) []vote {
+	var out []vote
+	for _, p := range in.Passages {
+		if p.Probs == nil {
+			continue
+		}
+		switch {
+		case p.Probs[0] >= o.ConflictMin:
+			out = append(out, vote{label.Supported, p.Doc.Authority})
+		case p.Probs[1] >= o.ConflictMin:
+			out = append(out, vote{label.Unsupported, p.Doc.Authority})
+		}
+	}
+	return out
+}
+
+// numericVotes checks the claim's number against each document's numbers
+// on their own: verified is a vote for supported, a mismatch one for
+// unsupported.
+func numericVotes(in Input, o Options) []vote {
+	if !hasNumber(in.Claim.Text) {
+		return nil
+	}
+	var order []string
+	facts := map[string][]claims.Fact{}
+	authority := map[string]bool{}
+	for _, p := range in.Passages {
+		if _, seen := facts[p.DocID]; !seen {
+			order = append(order, p.DocID)
+		}
+		facts[p.DocID] = append(facts[p.DocID], p.Facts...)
+		authority[p.DocID] = authority[p.DocID] || p.Doc.Authority
+	}
+	if len(order) < 2 {
+		return nil
+	}
+	var out []vote
+	for _, d := range order {
+		if len(facts[d]) == 0 {
+			continue
+		}
+		nc := numericCheck(in.Claim.Text, facts[d], o.NumericPolicy)
+		if nc.Fact == nil || !aboutSubject(in, nc.Fact.Context, nc.Fact.Description) || !sameYears(in.Claim, nc.Fact.Years) {
+			continue
+		}
+		switch nc.Status {
+		case claims.NumericVerified:
+			out = append(out, vote{label.Supported, authority[d]})
+		case claims.NumericMismatch:
+			out = append(out, vote{label.Unsupported, authority[d]})
+		}
+	}
+	return out
+}
+
+// sameYears says whether a fact's years agree with the claim's: the claim
+// names none (its timeframe or text) and neither does the fact, or they
+// share one.
+func sameYears(c claims.Claim, years []int) bool {
+	want := yearsIn(c.Text)
+	if lo, hi, ok := timeframeYears(c.Timeframe); ok {
+		for y := lo; y <= hi && y-lo < 200; y++ {
+			want = append(want, y)
+		}
+	}
+	if len(want) == 0 {
+		return len(years) == 0
+	}
+	for _, y := range years {
+		for _, w := range want {
+			if y == w {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,98 @@
+package rules
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/claimaudit/claimaudit/claims"
+)
+
+// The rules' only calls into the claims package's text functions are here,
+// so a move of those functions touches this file alone.
+
+// yearsIn are the years a text names.
+func yearsIn(text string) []int { return claims.YearsIn(text) }
+
+// hasNumber says whether the claim states a number other than a year.
+func hasNumber(text string) bool {
+	years := map[float64]bool{}
+	for _, y := range claims.YearsIn(text) {
+		years[float64(y)] = true
+	}
+	for _, m := range claims.FindNumbers(text) {
+		if !years[m.Value] {
+			return true
+		}
+	}
+	return false
+}
+
+// numericCheck is the numeric check of a claim against some facts.
+func numericCheck(text string, facts []claims.Fact, policy string) claims.NumericCheck {
+	return claims.VerifyNumeric(text, facts, claims.MatchOptions{Policy: policy})
+}
+
+// sameQuantity says whether a fact is about what the claim's number is
+// about: its words overlap the claim's (seed 001's similarity, value bonus
+// aside) and its unit does not differ.
+func sameQuantity(claimText string, f claims.Fact) bool {
+	for _, m := range claims.FindNumbers(claimText) {
+		s, ok := claims.Similarity(claimText, m.Value, m.Unit, f, 0.05)
+		if ok && s >= 0.3 {
+			return true
+		}
+	}
+	return false
+}
+
+// fold lower-cases a text and folds its runs of white space and
+// punctuation to one space, with a space at each end, so a phrase is found
+// with strings.Contains(fold(text), fold(phrase)).
+func fold(s string) string {
+	var b strings.Builder
+	b.WriteByte(' ')
+	space := true
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+			space = false
+		} else if !space {
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	if !space {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// contains says whether text holds phrase as whole words, ignoring case
+// and punctuation.
+func contains(text, phrase string) bool {
+	p := fold(phrase)
+	if strings.TrimSpace(p) == "" {
+		return true
+	}
+	return strings.Contains(fold(text), p)
+}
+
+var stopwords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "from": true, "that": true,
+	"this": true, "under": true, "over": true, "into": true, "among": true, "only": true, "all": true, "who": true}
+
+// contentWords are a phrase's words of three letters or more, stopwords aside.
+func contentWords(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(fold(s)) {
+		if len(w) >= 3 && !stopwords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+var negationRe = regexp.MustCompile(`(?i)\b(not|no|never|none|neither|nor|without|cannot)\b|n't\b`)
+
+// negated says whether a text carries a negation.
+func negated(s string) bool { return negationRe.MatchString(s) }
