@@ -16,7 +16,9 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/rules"
 )
@@ -68,11 +70,11 @@ type Options struct {
 	MaxErrorRate float64 // adjudication errors above this share of claims fail the run; default 0.01
 
 	// NumericPolicy decides whether a retrieved passage's number agrees
-	// with a claim's (claims.MatchOptions.Policy): default auto.
+	// with a claim's (lint.MatchOptions.Policy): default auto.
 	NumericPolicy string
 	// NumericEffect is how the numeric check bears on the label: none,
-	// flag (default) or override (claims.DecideNumeric).
-	NumericEffect claims.NumericEffect
+	// flag (default) or override (lint.DecideNumeric).
+	NumericEffect lint.NumericEffect
 	// Rules is the decision-rule layer (package rules); the zero value
 	// applies none.
 	Rules RuleOptions
@@ -218,10 +220,10 @@ func (o *Options) defaults() {
 		o.MaxErrorRate = 0.01
 	}
 	if o.NumericPolicy == "" {
-		o.NumericPolicy = claims.PolicyAuto
+		o.NumericPolicy = numeric.PolicyAuto
 	}
 	if o.NumericEffect == "" {
-		o.NumericEffect = claims.EffectFlag
+		o.NumericEffect = lint.EffectFlag
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -390,7 +392,7 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 		// configurations stay what they were before settings were hashed.
 		fmt.Fprintf(h, "passages=%d/%d/%d\n", p.WindowSentences, p.WindowStride, p.MaxChars)
 	}
-	if o.NumericPolicy != claims.PolicyAuto || o.NumericEffect != claims.EffectFlag {
+	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectFlag {
 		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
 	}
 	if r := o.Rules; len(r.Enabled) > 0 {

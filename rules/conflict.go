@@ -3,6 +3,7 @@ package rules
 import (
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/lint"
 )
 
 // conflict: seed 003's "if multiple sources disagree in-corpus, treat as
@@ -79,7 +80,7 @@ func numericVotes(in Input, o Options) []vote {
 		return nil
 	}
 	var order []string
-	facts := map[string][]claims.Fact{}
+	facts := map[string][]lint.Fact{}
 	authority := map[string]bool{}
 	for _, p := range in.Passages {
 		if _, seen := facts[p.DocID]; !seen {
@@ -101,9 +102,9 @@ func numericVotes(in Input, o Options) []vote {
 			continue
 		}
 		switch nc.Status {
-		case claims.NumericVerified:
+		case lint.NumericVerified:
 			out = append(out, vote{label.Supported, authority[d]})
-		case claims.NumericMismatch:
+		case lint.NumericMismatch:
 			out = append(out, vote{label.Unsupported, authority[d]})
 		}
 	}

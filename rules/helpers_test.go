@@ -1,10 +1,10 @@
 package rules
 
 import (
+	"github.com/claimaudit/claimaudit/lint"
 	"slices"
 	"testing"
 
-	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
 )
 
@@ -15,7 +15,7 @@ func only(name string, effect Effect) Options {
 
 // passage is a passage with its numbers read as the pipeline reads them.
 func passage(doc, text string) Passage {
-	return Passage{DocID: doc, Text: text, Facts: claims.FactsFromText(doc+"#p", text)}
+	return Passage{DocID: doc, Text: text, Facts: lint.FactsFromText(doc+"#p", text)}
 }
 
 func expect(t *testing.T, r Result, lbl label.Label, decidedBy string, flags ...string) {

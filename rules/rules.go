@@ -10,6 +10,7 @@ package rules
 
 import (
 	"fmt"
+	"github.com/claimaudit/claimaudit/lint"
 	"slices"
 	"strings"
 	"time"
@@ -73,7 +74,7 @@ type Options struct {
 	// ConflictMin is the probability at or above which a passage counts as
 	// supporting (or contradicting) in the conflict rule; default 0.6.
 	ConflictMin float64
-	// NumericPolicy is the numeric match policy (claims.MatchOptions).
+	// NumericPolicy is the numeric match policy (lint.MatchOptions).
 	NumericPolicy string
 }
 
@@ -128,7 +129,7 @@ type Passage struct {
 	// Probs are the verifier's calibrated probabilities for this passage
 	// alone; nil when the backend scores the passages together.
 	Probs *[3]float64
-	Facts []claims.Fact // the passage's numbers (the numeric check's)
+	Facts []lint.Fact // the passage's numbers (the numeric check's)
 }
 
 // Input is one claim as the rules see it.

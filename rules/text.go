@@ -1,26 +1,26 @@
 package rules
 
 import (
+	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/numeric"
 	"regexp"
 	"strings"
 	"unicode"
-
-	"github.com/claimaudit/claimaudit/claims"
 )
 
 // The rules' only calls into the claims package's text functions are here,
 // so a move of those functions touches this file alone.
 
 // yearsIn are the years a text names.
-func yearsIn(text string) []int { return claims.YearsIn(text) }
+func yearsIn(text string) []int { return numeric.YearsIn(text) }
 
 // hasNumber says whether the claim states a number other than a year.
 func hasNumber(text string) bool {
 	years := map[float64]bool{}
-	for _, y := range claims.YearsIn(text) {
+	for _, y := range numeric.YearsIn(text) {
 		years[float64(y)] = true
 	}
-	for _, m := range claims.FindNumbers(text) {
+	for _, m := range numeric.FindNumbers(text) {
 		if !years[m.Value] {
 			return true
 		}
@@ -29,16 +29,16 @@ func hasNumber(text string) bool {
 }
 
 // numericCheck is the numeric check of a claim against some facts.
-func numericCheck(text string, facts []claims.Fact, policy string) claims.NumericCheck {
-	return claims.VerifyNumeric(text, facts, claims.MatchOptions{Policy: policy})
+func numericCheck(text string, facts []lint.Fact, policy string) lint.NumericCheck {
+	return lint.VerifyNumeric(text, facts, lint.MatchOptions{Policy: policy})
 }
 
 // sameQuantity says whether a fact is about what the claim's number is
 // about: its words overlap the claim's (seed 001's similarity, value bonus
 // aside) and its unit does not differ.
-func sameQuantity(claimText string, f claims.Fact) bool {
-	for _, m := range claims.FindNumbers(claimText) {
-		s, ok := claims.Similarity(claimText, m.Value, m.Unit, f, 0.05)
+func sameQuantity(claimText string, f lint.Fact) bool {
+	for _, m := range numeric.FindNumbers(claimText) {
+		s, ok := lint.Similarity(claimText, m.Value, m.Unit, f, 0.05)
 		if ok && s >= 0.3 {
 			return true
 		}
