@@ -14,6 +14,7 @@ import (
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/label"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/rules"
 )
 
@@ -191,4 +192,59 @@ func RuleDecider(o RuleOptions) func(c claims.Claim, p adjudicate.Pair, deciding
 		}
 		return r.Label.Index()
 	}
+}
+
+// enabled are the rules on, in rule order.
+func (r RuleOptions) enabled() []string {
+	var names []string
+	for _, n := range rules.Names {
+		if r.Enabled[n] {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// describe writes the rule settings into a manifest's settings (nothing
+// when no rule is on).
+func (r RuleOptions) describe(s *reports.RunSettings) {
+	if len(r.Enabled) == 0 {
+		return
+	}
+	s.Rules, s.RuleEffect, s.NoEvidence = r.enabled(), string(r.Effect), r.NoEvidence
+	if s.NoEvidence == "" {
+		s.NoEvidence = rules.NoEvidenceInsufficient
+	}
+	if r.AuthorityKey != "" {
+		s.Authority = r.AuthorityKey + "=" + r.AuthorityValue
+	}
+	if r.MaxAge > 0 {
+		s.MaxEvidenceAge = r.MaxAge.String()
+	}
+}
+
+// replayRules takes again, for a shard's record re-decided at the merged
+// temperature, the rules' decision from the flags the shard recorded
+// (rules.Replay): a rule whose label now differs from the re-decided one
+// decides, as in a run.
+func replayRules(r reports.Record, out metrics.Outcome, t float64, s reports.RunSettings) metrics.Outcome {
+	if len(s.Rules) == 0 || len(r.Flags) == 0 || out.Abstained || !out.Scored {
+		return out
+	}
+	authority := label.None
+	if r.Rule != nil && *r.Rule == rules.Conflict && r.RuleLabel != nil {
+		authority = label.Label(*r.RuleLabel)
+	} else if r.VerifierLabel != nil {
+		authority = label.Label(*r.VerifierLabel)
+	}
+	res := rules.Replay(r.Flags, label.Of(int(out.Predicted)), authority, rules.Effect(s.RuleEffect))
+	out.Rule, out.RuleLabel = res.Rule, metrics.Unknown
+	if res.Rule != "" {
+		out.RuleLabel = metrics.Class(res.RuleLabel.Index())
+		out.VerifierLabel = metrics.Argmax(metrics.Softmax(out.Logits, t))
+	}
+	if res.DecidedBy != "" {
+		out.Predicted = metrics.Class(res.Label.Index())
+	}
+	return out
 }

@@ -364,6 +364,7 @@ func (o *Options) manifest(in *inputs, ix *index, verifierVersion string, res *R
 		Counts:   reports.ManifestCount{Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors},
 		Timings:  &res.Timings,
 	}
+	o.Rules.describe(m.Settings)
 	if o.Shard.Sharded() {
 		m.Shard = &reports.ShardInfo{Index: o.Shard.Index, Count: o.Shard.Count}
 	}

@@ -120,6 +120,8 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 				r.Err = checkProbabilities(r.Verdict.Logits)
 			}
 			if r.Err != nil && invalidLogits(r.Err) {
+				// The error names the logits; NaN cannot be spooled (JSON).
+				s.Verdict.Logits, s.Verdict.PassageLogits = [3]float64{}, nil
 				s.Fallback = o.refallback(ctx, fb, r.Pair)
 			}
 			if r.Err != nil {

@@ -1,6 +1,11 @@
 package rules
 
 import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
 	"github.com/claimaudit/claimaudit/lint"
@@ -15,19 +20,23 @@ import (
 //     the claim while a passage of another document contradicts it, each
 //     at a probability of at least ConflictMin; or
 //   - the claim states a number that one document's numbers verify and
-//     another's contradict (the numeric check, document by document).
+//     another's contradict (the numeric check, document by document); or
+//   - the claim dates an event (a year and no other number) and one
+//     document's sentence about it (holding at least 80% of the claim's
+//     other words) gives that year while another document's gives only
+//     another year.
 //
 // The claim is then insufficient, flagged conflict, unless some of the
 // disagreeing documents are authorities (Doc.Authority): then the
 // authorities' verdict decides (flags conflict and authority). Authorities
 // that disagree among themselves decide nothing.
 func conflict(in Input, o Options) (finding, bool) {
-	if in.Label == label.None {
-		return finding{}, false
-	}
 	votes := passageVotes(in, o)
 	if len(votes) == 0 {
 		votes = numericVotes(in, o)
+	}
+	if len(votes) == 0 {
+		votes = yearVotes(in)
 	}
 	var seen, auth [3]bool
 	for _, v := range votes {
@@ -132,4 +141,60 @@ func sameYears(c claims.Claim, years []int) bool {
 		}
 	}
 	return false
+}
+
+var sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
+
+// yearVotes: for a claim that dates something (a year, no other number),
+// each document whose sentence about the same thing gives the claim's
+// year votes supported, one whose sentence gives only other years votes
+// unsupported.
+func yearVotes(in Input) []vote {
+	years := yearsIn(in.Claim.Text)
+	if len(years) != 1 || hasNumber(in.Claim.Text) {
+		return nil
+	}
+	y := years[0]
+	var words []string
+	for _, w := range contentWords(in.Claim.Text) {
+		if w != strconv.Itoa(y) {
+			words = append(words, w)
+		}
+	}
+	if len(words) < 2 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []vote
+	for _, p := range in.Passages {
+		if seen[p.DocID] {
+			continue
+		}
+		for _, s := range sentenceEnd.Split(p.Text, -1) {
+			ys := yearsIn(s)
+			if len(ys) == 0 || overlap(words, s) < 0.8 {
+				continue
+			}
+			seen[p.DocID] = true
+			l := label.Unsupported
+			if slices.Contains(ys, y) {
+				l = label.Supported
+			}
+			out = append(out, vote{l, p.Doc.Authority})
+			break
+		}
+	}
+	return out
+}
+
+// overlap is the share of words found in text.
+func overlap(words []string, text string) float64 {
+	t := fold(text)
+	n := 0
+	for _, w := range words {
+		if strings.Contains(t, " "+w+" ") {
+			n++
+		}
+	}
+	return float64(n) / float64(len(words))
 }

@@ -40,3 +40,16 @@ func TestConflictPassageProbabilities(t *testing.T) {
 	r = Apply(Input{Claim: c, Passages: []Passage{mk("a", sup, false), mk("b", con, true)}, Label: label.Supported}, only(Conflict, EffectOverride))
 	expect(t, r, label.Unsupported, "rule:conflict", FlagConflict, FlagAuthority)
 }
+
+func TestConflictYears(t *testing.T) {
+	c := claims.Claim{Text: "The Harlow bridge opened in 1850."}
+	a := passage("a", "The Harlow bridge opened in 1850 after six years of work.")
+	b := passage("b", "The Harlow bridge opened in 1870 after six years of work.")
+	r := Apply(Input{Claim: c, Passages: []Passage{a, b}, Label: label.Supported}, only(Conflict, EffectOverride))
+	expect(t, r, label.Insufficient, "rule:conflict", FlagConflict)
+	a.Doc.Authority = true
+	r = Apply(Input{Claim: c, Passages: []Passage{a, b}, Label: label.Unsupported}, only(Conflict, EffectOverride))
+	expect(t, r, label.Supported, "rule:conflict", FlagConflict, FlagAuthority)
+	r = Apply(Input{Claim: c, Passages: []Passage{b, passage("c", "The Harlow bridge opened in 1870.")}, Label: label.Unsupported}, only(Conflict, EffectOverride))
+	expect(t, r, label.Unsupported, "")
+}

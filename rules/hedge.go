@@ -33,7 +33,7 @@ func Hedged(modality, text string) bool {
 // hedged claim is insufficient unless the deciding passage itself states a
 // possibility or likelihood.
 func hedge(in Input, _ Options) (finding, bool) {
-	if in.Label == label.None || !Hedged(in.Claim.Modality, in.Claim.Text) {
+	if !Hedged(in.Claim.Modality, in.Claim.Text) {
 		return finding{}, false
 	}
 	if p, ok := in.deciding(); ok && possibilityCue.MatchString(p.Text) {

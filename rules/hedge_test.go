@@ -39,6 +39,6 @@ func TestHedge(t *testing.T) {
 	})
 	t.Run("abstained claims stay abstained", func(t *testing.T) {
 		r := Apply(Input{Claim: claims.Claim{Text: "Drug X may reduce symptoms."}, Passages: ps, Abstain: "low_confidence"}, only(Hedge, EffectOverride))
-		expect(t, r, label.None, "")
+		expect(t, r, label.None, "", FlagHedged)
 	})
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/lint"
 	"slices"
 	"testing"
@@ -23,4 +24,8 @@ func expect(t *testing.T, r Result, lbl label.Label, decidedBy string, flags ...
 	if r.Label != lbl || r.DecidedBy != decidedBy || !slices.Equal(r.Flags, flags) {
 		t.Errorf("got label %q decided_by %q flags %v, want %q %q %v", r.Label, r.DecidedBy, r.Flags, lbl, decidedBy, flags)
 	}
+}
+
+func hedgedClaim() claims.Claim {
+	return claims.Claim{Text: "Drug X may reduce symptoms.", Modality: "possibility"}
 }

@@ -19,15 +19,18 @@ import (
 // still contradict (seed 003's mutually exclusive facts).
 func qualifier(in Input, _ Options) (finding, bool) {
 	p, ok := in.deciding()
-	if in.Label != label.Supported || !ok {
+	if !ok {
 		return finding{}, false
 	}
+	// The flags do not depend on the label (a shard's records are
+	// re-decided from them); the label applies to supported alone.
 	c := in.Claim
+	supported := in.Label == label.Supported
 	if missing(c, p.Text) && !anyHolds(c, in.Passages) {
-		return finding{label: label.Insufficient, flags: []string{FlagQualifierMissing}}, true
+		return finding{label: pick(supported, label.Insufficient), flags: []string{FlagQualifierMissing}}, true
 	}
-	if c.Polarity == "negative" && in.Label == label.Supported && !negated(p.Text) {
-		return finding{label: label.Unsupported, flags: []string{FlagPolarity}}, true
+	if c.Polarity == "negative" && !negated(p.Text) {
+		return finding{label: pick(supported, label.Unsupported), flags: []string{FlagPolarity}}, true
 	}
 	return finding{}, false
 }
@@ -95,4 +98,12 @@ func anyHolds(c claims.Claim, ps []Passage) bool {
 		}
 	}
 	return false
+}
+
+// pick is l when ok, None otherwise.
+func pick(ok bool, l label.Label) label.Label {
+	if ok {
+		return l
+	}
+	return label.None
 }

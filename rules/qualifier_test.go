@@ -46,6 +46,6 @@ func TestQualifier(t *testing.T) {
 		c := claims.Claim{Text: "Kael Falls had 900,000 residents in 2020.", Timeframe: y2020, Normalization: kael}
 		r := Apply(Input{Claim: c, Passages: []Passage{passage("d", "Kael Falls had 638,000 residents in 2021.")}, Label: label.Unsupported},
 			only(Qualifier, EffectOverride))
-		expect(t, r, label.Unsupported, "")
+		expect(t, r, label.Unsupported, "", FlagQualifierMissing)
 	})
 }

@@ -191,7 +191,11 @@ func Apply(in Input, o Options) Result {
 		r.Flags = append(r.Flags, f.flags...)
 		// A rule decides when it changes the label so far; one that
 		// agrees with it only flags.
-		if f.label == label.None || f.label == in.Label || r.Rule != "" {
+		// An undecided claim stays undecided but for the rules that exist
+		// to decide such claims (no_evidence, fallback): the others only
+		// flag it.
+		if f.label == label.None || f.label == in.Label || r.Rule != "" ||
+			(in.Label == label.None && name != NoEvidence && name != Fallback) {
 			continue
 		}
 		r.Rule, r.RuleLabel = name, f.label

@@ -13,7 +13,7 @@ import (
 // years, is insufficient: which year it means decides its truth.
 func underspecified(in Input, _ Options) (finding, bool) {
 	c := in.Claim
-	if in.Label == label.None || c.Timeframe != nil || len(yearsIn(c.Text)) > 0 || !hasNumber(c.Text) {
+	if c.Timeframe != nil || len(yearsIn(c.Text)) > 0 || !hasNumber(c.Text) {
 		return finding{}, false
 	}
 	byYear := map[int]float64{}
