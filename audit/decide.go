@@ -196,7 +196,7 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 			rec.GoldEvidenceRank = ptr(int32(r))
 		}
 	}
-	rec.Action = action(out, rec.Confidence)
+	rec.Action = action(out, rec.Confidence, o.branchAt)
 	rec.Verdict = metrics.VerdictOf(out, d.t)
 	if nc := d.numeric; nc != nil {
 		rec.NumericCheck, rec.NumericPolicy, rec.NumericReason = ptr(nc.Status), ptr(nc.Policy), ptr(nc.Reason)
@@ -221,11 +221,14 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 // branches have been tried: supported → CONTINUE; unsupported with
 // confidence >= 0.7 → BRANCH (halt and regenerate), below → CONTINUE;
 // insufficient → BRANCH (look for better evidence); no decision → ABSTAIN.
-func action(o metrics.Outcome, conf *float64) string {
+// branchAt, when above 0.7, is the raised threshold of a degenerate-
+// unsupported verifier (seed 004 §7.9: BranchThresholdDegenerate).
+func action(o metrics.Outcome, conf *float64, branchAt float64) string {
+	branchAt = max(branchAt, BranchThreshold)
 	switch {
 	case o.Abstained:
 		return "ABSTAIN"
-	case o.Predicted == metrics.Unsupported && conf != nil && *conf >= 0.7:
+	case o.Predicted == metrics.Unsupported && conf != nil && *conf >= branchAt:
 		return "BRANCH"
 	case o.Predicted == metrics.Insufficient:
 		return "BRANCH"
@@ -274,4 +277,30 @@ func (o *Options) recordRules(rec *reports.Record, d decision) {
 	if d.ruleName != "" {
 		rec.Rule, rec.RuleLabel = ptr(d.ruleName), ptr(label.Of(int(d.ruleLabel)).String())
 	}
+}
+
+// BRANCH thresholds of an unsupported claim's confidence (seed 004 §7.4,
+// §7.9): 0.7, raised to 0.9 when the verifier is degenerate-unsupported —
+// it calls more than half of at least DegenerateMinClaims answered claims
+// unsupported (its own labels at T = 1, before any rule).
+const (
+	BranchThreshold           = 0.7
+	BranchThresholdDegenerate = 0.9
+	DegenerateMinClaims       = 100
+)
+
+// degenerateUnsupported says whether the verifier's own labels make it
+// degenerate-unsupported (seed 004 §7.9).
+func degenerateUnsupported(prelim []metrics.Outcome) (bool, int, int) {
+	answered, unsupported := 0, 0
+	for _, o := range prelim {
+		if o.Abstained || !o.Scored {
+			continue
+		}
+		answered++
+		if o.Predicted == metrics.Unsupported {
+			unsupported++
+		}
+	}
+	return answered >= DegenerateMinClaims && 2*unsupported > answered, unsupported, answered
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/rules"
 	"github.com/stretchr/testify/require"
 )
@@ -80,4 +81,34 @@ func TestRulesDecideTheDemosHedgedClaims(t *testing.T) {
 	}
 	require.Equal(t, 48, hedged)
 	require.GreaterOrEqual(t, insufficient, 44, "at least 90%% of the hedged claims insufficient")
+}
+
+// Seed 004 §7.9: a verifier that calls more than half of (at least 100)
+// answered claims unsupported branches only from confidence 0.9.
+func TestDegenerateUnsupportedRaisesTheBranchThreshold(t *testing.T) {
+	mk := func(unsupported, other int) []metrics.Outcome {
+		var outs []metrics.Outcome
+		for i := 0; i < unsupported+other; i++ {
+			p := metrics.Supported
+			if i < unsupported {
+				p = metrics.Unsupported
+			}
+			outs = append(outs, metrics.Outcome{Scored: true, Predicted: p})
+		}
+		return outs
+	}
+	deg, u, n := degenerateUnsupported(mk(51, 49))
+	require.True(t, deg)
+	require.Equal(t, [2]int{51, 100}, [2]int{u, n})
+	deg, _, _ = degenerateUnsupported(mk(50, 50))
+	require.False(t, deg, "half is not more than half")
+	deg, _, _ = degenerateUnsupported(mk(60, 30))
+	require.False(t, deg, "fewer than 100 answered claims say nothing")
+
+	conf := 0.8
+	o := metrics.Outcome{Scored: true, Predicted: metrics.Unsupported}
+	require.Equal(t, "BRANCH", action(o, &conf, 0))
+	require.Equal(t, "CONTINUE", action(o, &conf, BranchThresholdDegenerate))
+	conf = 0.95
+	require.Equal(t, "BRANCH", action(o, &conf, BranchThresholdDegenerate))
 }

@@ -85,6 +85,11 @@ type Options struct {
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
 
 	Progress func(done, total int)
+
+	// branchAt is the BRANCH threshold the calibrate stage chose
+	// (BranchThresholdDegenerate for a degenerate-unsupported verifier; 0:
+	// BranchThreshold).
+	branchAt float64
 	// Stage, when set, is told when each stage begins (done false) and
 	// ends (done true, with its wall time), for stage lines on a terminal.
 	Stage func(name string, done bool, elapsed time.Duration)

@@ -273,6 +273,11 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 	if err != nil {
 		return calibration{}, err
 	}
+	if deg, u, n := degenerateUnsupported(prelim); deg {
+		o.branchAt = BranchThresholdDegenerate
+		o.Log.Warn("the verifier is degenerate-unsupported: BRANCH now needs confidence >= 0.9 (seed 004 §7.9)",
+			"unsupported", u, "answered", n)
+	}
 	c := o.calibrateOutcomes(prelim)
 	switch cf := c.result.CrossFit; {
 	case !cf.Fitted:

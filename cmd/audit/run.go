@@ -50,6 +50,21 @@ the verifier alone from calling it unsupported, which becomes insufficient;
 abstentions stand). The record names the matched passage's value, unit and year, the
 reason, the verifier's own label and the rule that decided (decided_by).
 
+Labelling rules (--rules, default all; docs/rules.md), applied after calibration for
+every backend: a hedged claim (may, might, modality possibility…) is insufficient
+unless its passage states the possibility; a claim called supported by a passage
+lacking its entities, year, location, population or condition is insufficient; a
+number without its year, where the evidence's values differ by year, is
+insufficient; sources that disagree make a claim insufficient unless an authority
+(meta.authority, or --authority KEY=VALUE) decides; nothing retrieved is insufficient
+(--no-evidence abstain keeps the abstention); NaN/Inf logits are decided by the
+lexical verifier; evidence older than the claim's date by --max-evidence-age is
+flagged. --rule-effect flag records what the rules would do without applying it.
+Records say what decided (decided_by rule:NAME, fallback) and every rule that fired
+(flags); each rule's count and accuracy beside the verifier's are metrics. A verifier
+that calls more than half of 100+ answered claims unsupported branches only from
+confidence 0.9.
+
 Calibration: auto fits a temperature on the labelled claims and applies it when the
 raw 10-bin ECE exceeds --ece-threshold (the ECE after scaling is measured out of
 sample, by cross-fitting); off keeps T = 1; fixed uses --temperature.
