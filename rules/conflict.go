@@ -172,7 +172,7 @@ func yearVotes(in Input) []vote {
 		}
 		for _, s := range sentenceEnd.Split(p.Text, -1) {
 			ys := yearsIn(s)
-			if len(ys) == 0 || overlap(words, s) < 0.8 {
+			if len(ys) == 0 || !sameEvent(in.Claim, words, s) {
 				continue
 			}
 			seen[p.DocID] = true
@@ -187,14 +187,51 @@ func yearVotes(in Input) []vote {
 	return out
 }
 
-// overlap is the share of words found in text.
+// sameEvent says whether a sentence is about what the claim dates: with
+// normalised entities, it names them all and shares another word (by its
+// first five letters: "chartered", "charter") with the claim; without, it
+// holds at least 80% of the claim's words.
+func sameEvent(c claims.Claim, words []string, sentence string) bool {
+	if len(c.Normalization.Entities) == 0 {
+		return overlap(words, sentence) >= 0.8
+	}
+	entity := map[string]bool{}
+	for _, e := range c.Normalization.Entities {
+		if !contains(sentence, e) {
+			return false
+		}
+		for _, w := range contentWords(e) {
+			entity[w] = true
+		}
+	}
+	var rest []string
+	for _, w := range words {
+		if !entity[w] {
+			rest = append(rest, w)
+		}
+	}
+	return len(rest) > 0 && overlap(rest, sentence) > 0
+}
+
+// overlap is the share of words found in text, a word matching another
+// with the same first five letters.
 func overlap(words []string, text string) float64 {
-	t := fold(text)
+	have := map[string]bool{}
+	for _, w := range strings.Fields(fold(text)) {
+		have[prefix5(w)] = true
+	}
 	n := 0
 	for _, w := range words {
-		if strings.Contains(t, " "+w+" ") {
+		if have[prefix5(w)] {
 			n++
 		}
 	}
 	return float64(n) / float64(len(words))
+}
+
+func prefix5(w string) string {
+	if len(w) > 5 {
+		return w[:5]
+	}
+	return w
 }

@@ -79,7 +79,9 @@ func contains(text, phrase string) bool {
 }
 
 var stopwords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "from": true, "that": true,
-	"this": true, "under": true, "over": true, "into": true, "among": true, "only": true, "all": true, "who": true}
+	"this": true, "under": true, "over": true, "into": true, "among": true, "only": true, "all": true, "who": true,
+	"was": true, "were": true, "has": true, "had": true, "have": true, "its": true, "his": true, "her": true, "their": true,
+	"are": true, "been": true, "being": true}
 
 // contentWords are a phrase's words of three letters or more, stopwords aside.
 func contentWords(s string) []string {
