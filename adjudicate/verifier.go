@@ -54,6 +54,12 @@ type Verdict struct {
 	// (a cross-encoder's pairs), in passage order; nil when the backend
 	// scores a claim's passages together. The conflict rule reads them.
 	PassageLogits [][3]float64 `json:",omitempty"`
+	// Err, when set, says this claim could not be adjudicated (its logits
+	// failed CheckLogits, a log-probability failed CheckLogprob): the
+	// scheduler makes it the claim's error and keeps nothing else of the
+	// verdict. The other claims of the batch are unaffected. Never cached
+	// or spooled.
+	Err error `json:"-"`
 }
 
 // Usage counts a judge's tokens for one verdict.

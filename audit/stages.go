@@ -120,12 +120,12 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 				r.Err = checkProbabilities(r.Verdict.Logits)
 			}
 			if r.Err != nil && invalidLogits(r.Err) {
-				// The error names the logits; NaN cannot be spooled (JSON).
-				s.Verdict.Logits, s.Verdict.PassageLogits = [3]float64{}, nil
 				s.Fallback = o.refallback(ctx, fb, r.Pair)
 			}
+			s.Verdict.Rationale = o.red.Redact(s.Verdict.Rationale)
 			if r.Err != nil {
-				s.Err = r.Err.Error()
+				s.Err = o.red.Redact(r.Err.Error())
+				s.Verdict = adjudicate.Verdict{Passage: -1}
 				res.Errors++
 			}
 			done++

@@ -51,7 +51,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("SMALL", small)
 			return nil
 		},
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports, "goldAnswers": goldAnswers},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 	})
 }
