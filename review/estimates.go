@@ -168,7 +168,7 @@ func Estimate(records []reports.Record, q *Queue, answers []Answer) (*Result, er
 	}
 	res.Labelled = len(units)
 	for _, k := range sortedKeys(why) {
-		res.Unused = append(res.Unused, fmt.Sprintf("%d queued claims %s", why[k], k))
+		res.Unused = append(res.Unused, fmt.Sprintf("%d queued claims: %s", why[k], k))
 	}
 	views := make([]claimView, len(records))
 	for i := range records {
