@@ -138,7 +138,8 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	c := v.Claim
 	rec := reports.Record{ClaimID: c.ID, SourceID: c.SourceID, Text: c.Text, ClaimType: c.Type, Importance: c.Importance,
 		Temperature: d.t, Rationale: v.Verdict.Rationale, LatencyMS: v.LatencyMS, Verifier: o.VerifierName, RunID: runID,
-		Abstained: out.Abstained, Meta: c.Meta, ClaimIndex: int64(v.Index)}
+		Abstained: out.Abstained, Meta: c.Meta, ClaimIndex: int64(v.Index),
+		RunInstance: o.Instance.ID, StartedAt: o.Instance.Millis()}
 	if c.Label.Valid() {
 		rec.GoldLabel = ptr(c.Label.String())
 	}

@@ -252,11 +252,11 @@ func parseOperand(s string, scope GateScope, quantities []string) (Operand, erro
 	case isCount && o.Delta:
 		return o, fmt.Errorf("%s is already a comparison of two runs: write it without the delta prefix", o.Name)
 	case !isCount && !slices.Contains(metrics.Names, o.Name):
-		known := strings.Join(metrics.Names, ", ")
+		more := ""
 		if scope == DiffScope {
-			known += "; in diff also " + strings.Join(DiffCounts, ", ") + " and delta.<metric>"
+			more = "; in diff also " + strings.Join(DiffCounts, ", ") + " and delta.<metric>"
 		}
-		return o, fmt.Errorf("unknown metric %q (known: %s)", o.Name, known)
+		return o, errors.New(unknownMetric(o.Name, metrics.Names, more))
 	}
 	if m[3] != "" || m[4] != "" || strings.Contains(s, "[") {
 		key, val := strings.TrimSpace(m[3]), strings.TrimSpace(m[4])

@@ -145,6 +145,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.StringVar(&r.numericEffect, "numeric-effect", string(lint.EffectFlag), "what the numeric check does to the label: none, flag or override")
 	r.rules.add(f)
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
+	f.BoolVar(&o.StrictGold, "strict-gold", false, "a gold label for a claim not in --claims is an error (default: ignored, and counted in a warning, so a sample of the claims runs with the full gold file)")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	r.out.add(f, true)
@@ -314,12 +315,19 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 			// The bar's line does not end until it finishes: start afresh.
 			fmt.Fprintln(r.e.stderr)
 		}
-		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o))
+		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o, r.e.argv0))
 		// The message says it all; no "context canceled" after it.
 		return &exitError{code: exitInterrupted, err: err, quiet: true}
 	}
 	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 		return err
+	}
+	if res.Tables != nil {
+		// A gate over a slice no claim is in is a misspelling: nothing is
+		// committed, exit 2.
+		if serr := reports.UnknownSlices(o.Gates, &res.Tables.Summary); serr != nil {
+			return usageErrorf("--fail-on: %v", serr)
+		}
 	}
 	// The run's files enter --out as a whole, or (interrupted) not at all.
 	if cerr := out.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit run", RunID: res.RunID}); cerr != nil {
@@ -378,9 +386,13 @@ func temperatureFrom(dir string) (float64, error) {
 }
 
 // interruptedMessage says what an interrupted run kept and the exact
-// command that picks up where it stopped.
-func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
-	args := []string{"audit", "run"}
+// command that picks up where it stopped, with the program as invoked
+// (argv0; "audit" when unknown).
+func interruptedMessage(cmd *cobra.Command, o audit.Options, argv0 string) string {
+	if argv0 == "" {
+		argv0 = "audit"
+	}
+	args := []string{shellQuote(argv0), "run"}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		switch v := f.Value.(type) {
 		case pflag.SliceValue: // --slice-by a,b: not pflag's "[a,b]"
@@ -439,7 +451,7 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	if asJSON {
 		return printJSON(e, res.Tables.Summary)
 	}
-	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", plural(res.Records, "claim"), o.OutDir, res.RunID)
+	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", claimsHeadline(res.Records, res.Tables.Summary.Labelled, "claim"), o.OutDir, res.RunID)
 	if err := reports.PrintTables(e.stdout, &res.Tables.Summary); err != nil {
 		return err
 	}
@@ -456,4 +468,16 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	fmt.Fprintf(e.stdout, "time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
 		float64(res.Records)/total, busy, 100*busy/total)
 	return nil
+}
+
+// claimsHeadline is the count of claims as a headline states it, with the
+// labelled ones when not all are: "600 claims (300 of 600 labelled)".
+func claimsHeadline(n, labelled int, noun string) string {
+	switch {
+	case n == 0 || labelled == n:
+		return plural(n, noun)
+	case labelled == 0:
+		return plural(n, noun) + " (no gold labels)"
+	}
+	return fmt.Sprintf("%s (%s)", plural(n, noun), reports.LabelledOf(labelled, n))
 }
