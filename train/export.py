@@ -66,9 +66,10 @@ def main():
     fp32 = os.path.join(tmp, "model-fp32.onnx")
     enc = Encoder(tok, max_len)
     dummy = enc.batch([p for p, _ in REFERENCE_PAIRS[:2]], [c for _, c in REFERENCE_PAIRS[:2]])
+    wrapped = Wrapped(model).eval()
     with torch.no_grad():
         torch.onnx.export(
-            Wrapped(model),
+            wrapped,
             (dummy["input_ids"], dummy["attention_mask"], dummy["token_type_ids"]),
             fp32,
             input_names=["input_ids", "attention_mask", "token_type_ids"],
@@ -77,6 +78,9 @@ def main():
             opset_version=14,
             do_constant_folding=True,
         )
+    # torch.onnx.export restores the module's training flag afterwards:
+    # keep dropout off for the reference logits.
+    model.eval()
     dest = os.path.join(args.out, "model.onnx")
     if args.no_quantize:
         shutil.copyfile(fp32, dest)
