@@ -3,7 +3,9 @@ package audit
 import (
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/reports"
 )
 
@@ -27,7 +29,7 @@ type decision struct {
 
 	// Set by withNumeric: the claim's numeric check (nil when it states no
 	// number), the verifier's own label and the rule that set pred.
-	numeric      *claims.NumericCheck
+	numeric      *lint.NumericCheck
 	verifierPred metrics.Class
 	rule         string
 }
@@ -59,20 +61,20 @@ func (o *Options) decide(v verified, t float64) decision {
 
 // withNumeric checks the claim's number against the retrieved passages
 // under --numeric-policy and lets the check bear on the label as
-// --numeric-effect says (claims.DecideNumeric): with override a mismatch
+// --numeric-effect says (lint.DecideNumeric): with override a mismatch
 // makes the claim unsupported, and a verified number turns the verifier's
 // unsupported into insufficient. Abstentions stand.
 func (o *Options) withNumeric(v verified, d decision, fc *factCache) decision {
-	d.verifierPred, d.rule = d.pred, claims.RuleVerifier
+	d.verifierPred, d.rule = d.pred, lint.RuleVerifier
 	c := v.Claim
-	if c.Type != "numeric" && len(claims.FindNumbers(c.Text)) == 0 {
+	if c.Type != "numeric" && len(numeric.FindNumbers(c.Text)) == 0 {
 		return d
 	}
-	var facts []claims.Fact
+	var facts []lint.Fact
 	for _, p := range v.Passages {
 		facts = append(facts, fc.facts(p.ID, p.Text)...)
 	}
-	nc := claims.VerifyNumeric(c.Text, facts, claims.MatchOptions{Policy: o.NumericPolicy})
+	nc := lint.VerifyNumeric(c.Text, facts, lint.MatchOptions{Policy: o.NumericPolicy})
 	d.numeric = &nc
 	if !d.scored {
 		return d
@@ -81,7 +83,7 @@ func (o *Options) withNumeric(v verified, d decision, fc *factCache) decision {
 	if d.reason == "" {
 		verifier = label.Of(int(d.pred))
 	}
-	ld := claims.DecideNumeric(verifier, &nc, o.NumericEffect)
+	ld := lint.DecideNumeric(verifier, &nc, o.NumericEffect)
 	if ld.Changed {
 		d.pred = metrics.Class(ld.Label.Index())
 	}
@@ -207,24 +209,24 @@ func action(o metrics.Outcome, conf *float64) string {
 // its memory. A nil cache reads every time.
 type factCache struct {
 	half      int
-	cur, prev map[string][]claims.Fact
+	cur, prev map[string][]lint.Fact
 }
 
 func newFactCache(capacity int) *factCache {
-	return &factCache{half: max(1, capacity/2), cur: map[string][]claims.Fact{}}
+	return &factCache{half: max(1, capacity/2), cur: map[string][]lint.Fact{}}
 }
 
-func (c *factCache) facts(id, text string) []claims.Fact {
+func (c *factCache) facts(id, text string) []lint.Fact {
 	if c == nil {
-		return claims.FactsFromText(id, text)
+		return lint.FactsFromText(id, text)
 	}
 	f, ok := c.cur[id]
 	if !ok {
 		if f, ok = c.prev[id]; !ok {
-			f = claims.FactsFromText(id, text)
+			f = lint.FactsFromText(id, text)
 		}
 		if len(c.cur) >= c.half {
-			c.prev, c.cur = c.cur, make(map[string][]claims.Fact, c.half)
+			c.prev, c.cur = c.cur, make(map[string][]lint.Fact, c.half)
 		}
 		c.cur[id] = f
 	}

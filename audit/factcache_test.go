@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +16,7 @@ func TestFactCacheKeepsFacts(t *testing.T) {
 		for round := 0; round < 3; round++ {
 			for i, text := range texts {
 				id := fmt.Sprint("p", i)
-				require.Equal(t, claims.FactsFromText(id, text), fc.facts(id, text), "cache %d round %d %q", size, round, text)
+				require.Equal(t, lint.FactsFromText(id, text), fc.facts(id, text), "cache %d round %d %q", size, round, text)
 			}
 		}
 		require.LessOrEqual(t, len(fc.cur), max(1, size/2))

@@ -15,7 +15,9 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/reports"
 )
 
@@ -66,11 +68,11 @@ type Options struct {
 	MaxErrorRate float64 // adjudication errors above this share of claims fail the run; default 0.01
 
 	// NumericPolicy decides whether a retrieved passage's number agrees
-	// with a claim's (claims.MatchOptions.Policy): default auto.
+	// with a claim's (lint.MatchOptions.Policy): default auto.
 	NumericPolicy string
 	// NumericEffect is how the numeric check bears on the label: none,
-	// flag (default) or override (claims.DecideNumeric).
-	NumericEffect claims.NumericEffect
+	// flag (default) or override (lint.DecideNumeric).
+	NumericEffect lint.NumericEffect
 
 	ToolVersion string
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
@@ -213,10 +215,10 @@ func (o *Options) defaults() {
 		o.MaxErrorRate = 0.01
 	}
 	if o.NumericPolicy == "" {
-		o.NumericPolicy = claims.PolicyAuto
+		o.NumericPolicy = numeric.PolicyAuto
 	}
 	if o.NumericEffect == "" {
-		o.NumericEffect = claims.EffectFlag
+		o.NumericEffect = lint.EffectFlag
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -385,7 +387,7 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 		// configurations stay what they were before settings were hashed.
 		fmt.Fprintf(h, "passages=%d/%d/%d\n", p.WindowSentences, p.WindowStride, p.MaxChars)
 	}
-	if o.NumericPolicy != claims.PolicyAuto || o.NumericEffect != claims.EffectFlag {
+	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectFlag {
 		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]

@@ -10,8 +10,9 @@ import (
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/lexical"
-	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -276,11 +277,11 @@ func TestRunKeepsTheIndexSettings(t *testing.T) {
 // --numeric-effect override makes a numeric mismatch unsupported and keeps
 // a verified number from being unsupported by the verifier alone; records
 // name the rule, the verifier's own label and the passage number. (Effect
-// none and flag are claims.DecideNumeric's table; they keep the label.)
+// none and flag are lint.DecideNumeric's table; they keep the label.)
 func TestNumericOverride(t *testing.T) {
 	out := t.TempDir()
 	o := demoOptions(t, out)
-	o.NumericEffect = claims.EffectOverride
+	o.NumericEffect = lint.EffectOverride
 	res, err := Run(context.Background(), o)
 	require.NoError(t, err)
 	over := records(t, out)
@@ -301,19 +302,19 @@ func TestNumericOverride(t *testing.T) {
 		}
 		require.NotNil(t, r.VerifierLabel)
 		switch {
-		case r.NumericCheck != nil && *r.NumericCheck == claims.NumericMismatch:
+		case r.NumericCheck != nil && *r.NumericCheck == lint.NumericMismatch:
 			mismatches++
 			assert.Equal(t, "unsupported", *r.PredictedLabel, r.ClaimID)
-			assert.Equal(t, claims.RuleNumericMismatch, *r.DecidedBy)
+			assert.Equal(t, lint.RuleNumericMismatch, *r.DecidedBy)
 			assert.Contains(t, *r.NumericReason, "differs from")
-		case r.NumericCheck != nil && *r.NumericCheck == claims.NumericVerified:
+		case r.NumericCheck != nil && *r.NumericCheck == lint.NumericVerified:
 			assert.NotEqual(t, "unsupported", *r.PredictedLabel, r.ClaimID)
 			if *r.VerifierLabel == "unsupported" {
-				assert.Equal(t, claims.RuleNumericVerified, *r.DecidedBy)
+				assert.Equal(t, lint.RuleNumericVerified, *r.DecidedBy)
 			}
 		default:
 			assert.Equal(t, *r.VerifierLabel, *r.PredictedLabel)
-			assert.Equal(t, claims.RuleVerifier, *r.DecidedBy)
+			assert.Equal(t, lint.RuleVerifier, *r.DecidedBy)
 		}
 		if *r.PredictedLabel != *r.VerifierLabel {
 			changed++
@@ -325,9 +326,9 @@ func TestNumericOverride(t *testing.T) {
 
 	// The numeric settings enter the run id when they are not the defaults.
 	ix := &index{manifest: &corpus.IndexManifest{Passages: corpus.DefaultPassageSettings}}
-	def := Options{NumericPolicy: claims.PolicyAuto, NumericEffect: claims.EffectFlag}
+	def := Options{NumericPolicy: numeric.PolicyAuto, NumericEffect: lint.EffectFlag}
 	assert.NotEqual(t, runID(&inputs{}, ix, def, "v"), runID(&inputs{}, ix, o, "v"))
 	def2 := def
-	def2.NumericPolicy = claims.PolicyExact
+	def2.NumericPolicy = numeric.PolicyExact
 	assert.NotEqual(t, runID(&inputs{}, ix, def, "v"), runID(&inputs{}, ix, def2, "v"))
 }

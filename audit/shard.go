@@ -12,6 +12,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 )
@@ -144,7 +145,7 @@ func MergeShards(files []string) (*Merged, error) {
 	slices.SortStableFunc(recs, func(a, b reports.Record) int { return cmp.Compare(a.ClaimIndex, b.ClaimIndex) })
 
 	s := *run.Settings
-	o := Options{AbstainBelow: s.AbstainBelow, NumericEffect: claims.NumericEffect(s.NumericEffect), Calibrate: s.Calibrate,
+	o := Options{AbstainBelow: s.AbstainBelow, NumericEffect: lint.NumericEffect(s.NumericEffect), Calibrate: s.Calibrate,
 		Temperature: s.Temperature, ECEThreshold: s.ECEThreshold, Seed: s.Seed, Folds: s.Folds, MinCalibration: s.MinCalibration}
 	prelim := make([]metrics.Outcome, len(recs))
 	for i, r := range recs {
@@ -178,7 +179,7 @@ func (o *Options) redecide(r reports.Record, out metrics.Outcome, t float64) met
 	}
 	out.Abstained, out.Predicted = reason != "", pred
 	if reason == "" && r.NumericCheck != nil {
-		ld := claims.DecideNumeric(label.Of(int(pred)), &claims.NumericCheck{Status: *r.NumericCheck}, o.NumericEffect)
+		ld := lint.DecideNumeric(label.Of(int(pred)), &lint.NumericCheck{Status: *r.NumericCheck}, o.NumericEffect)
 		if ld.Changed {
 			out.Predicted = metrics.Class(ld.Label.Index())
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/extract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -66,7 +67,7 @@ func TestGenerateCoversLabelsAndTypes(t *testing.T) {
 	f, err := os.Open(filepath.Join(dir, OutputsFile))
 	require.NoError(t, err)
 	defer f.Close()
-	require.NoError(t, claims.ReadOutputs(context.Background(), f, OutputsFile, func(claims.Output) error { outs++; return nil }))
+	require.NoError(t, extract.ReadOutputs(context.Background(), f, OutputsFile, func(extract.Output) error { outs++; return nil }))
 	assert.Equal(t, m.Outputs, outs)
 }
 

@@ -10,7 +10,8 @@ import (
 
 	"github.com/blevesearch/go-porterstemmer"
 	"github.com/claimaudit/claimaudit/adjudicate"
-	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/sentence"
 )
 
@@ -49,7 +50,7 @@ type doc struct {
 	years   map[string]bool
 	negated bool
 	words   map[string]bool // lower-case words
-	numbers []claims.Mention
+	numbers []numeric.Mention
 	norm    string // normalise(text)
 	// sentences of a passage with their negation flags and words, so
 	// negation and antonyms are judged where the claim is stated.
@@ -62,7 +63,7 @@ type sentenceInfo struct {
 	bigrams map[[2]string]bool
 	words   map[string]bool
 	negated bool
-	numbers []claims.Mention
+	numbers []numeric.Mention
 }
 
 var (
@@ -123,7 +124,7 @@ func analyse(text string) doc {
 		d.years[y] = true
 	}
 	d.negated = reNeg.MatchString(text)
-	d.numbers = claims.FindNumbers(text)
+	d.numbers = numeric.FindNumbers(text)
 	d.norm = normalise(text)
 	return d
 }
@@ -133,7 +134,7 @@ func withSentences(d doc) doc {
 	runes := []rune(d.text)
 	for _, sp := range sentence.Split(runes) {
 		t := string(runes[sp[0]:sp[1]])
-		si := sentenceInfo{stems: map[string]bool{}, words: map[string]bool{}, bigrams: map[[2]string]bool{}, negated: reNeg.MatchString(t), numbers: claims.FindNumbers(t)}
+		si := sentenceInfo{stems: map[string]bool{}, words: map[string]bool{}, bigrams: map[[2]string]bool{}, negated: reNeg.MatchString(t), numbers: numeric.FindNumbers(t)}
 		prev := ""
 		for _, w := range reWord.FindAllString(t, -1) {
 			lw := strings.ToLower(w)
@@ -311,7 +312,7 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 					continue
 				}
 				comparable = true
-				if claims.CheckQuantity(claims.PolicyAuto, claims.PolicyParams{}, m.Quantity, q).Verified {
+				if numeric.CheckQuantity(numeric.PolicyAuto, numeric.PolicyParams{}, m.Quantity, q).Verified {
 					verified = true
 					break
 				}
@@ -324,14 +325,14 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 				f[9] = 1
 			}
 		}
-		var facts []claims.Fact
+		var facts []lint.Fact
 		for _, m := range p.numbers {
-			facts = append(facts, claims.Fact{ID: "p", Description: p.text, Value: m.Value, Unit: m.Unit, Text: m.Text})
+			facts = append(facts, lint.Fact{ID: "p", Description: p.text, Value: m.Value, Unit: m.Unit, Text: m.Text})
 		}
-		switch claims.VerifyNumeric(c.text, facts, claims.MatchOptions{}).Status {
-		case claims.NumericVerified:
+		switch lint.VerifyNumeric(c.text, facts, lint.MatchOptions{}).Status {
+		case lint.NumericVerified:
 			f[10] = 1
-		case claims.NumericMismatch:
+		case lint.NumericMismatch:
 			f[11] = 1
 		}
 	}
@@ -543,7 +544,7 @@ func sentenceFeatures(f *[nf]float64, c claimInfo, s sentenceInfo, cov float64) 
 		agree := false
 		for _, cn := range c.numbers {
 			for _, sn := range s.numbers {
-				if claims.CheckQuantity(claims.PolicyAuto, claims.PolicyParams{}, sn.Quantity, cn.Quantity).Verified {
+				if numeric.CheckQuantity(numeric.PolicyAuto, numeric.PolicyParams{}, sn.Quantity, cn.Quantity).Verified {
 					agree = true
 				}
 			}

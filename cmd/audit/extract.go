@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/extract"
 	"github.com/spf13/cobra"
 )
 
 func newExtractCmd(e *env) *cobra.Command {
 	var in, out string
-	var opts claims.ExtractOptions
+	var opts extract.ExtractOptions
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "extract --input outputs.jsonl --out claims.jsonl",
@@ -45,7 +45,7 @@ The output file is written only when every input line is valid.`,
 			if err := requireFlags(cmd, "input", "out"); err != nil {
 				return err
 			}
-			stats, err := claims.ExtractFile(cmd.Context(), in, out, opts)
+			stats, err := extract.ExtractFile(cmd.Context(), in, out, opts)
 			if err != nil {
 				return err
 			}

@@ -9,7 +9,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/extract"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -51,8 +52,8 @@ type lintCmd struct {
 	e                                *env
 	in, factsPath, out, style        string
 	unverifiable, mismatch, outdated string
-	opts                             claims.LintOptions
-	soft                             claims.SoftenOptions
+	opts                             lint.LintOptions
+	soft                             lint.SoftenOptions
 	asJSON                           bool
 }
 
@@ -95,14 +96,14 @@ func (c *lintCmd) check(cmd *cobra.Command) error {
 	var err error
 	for _, s := range []struct {
 		flag, v string
-		to      *claims.Severity
+		to      *lint.Severity
 	}{{"unverifiable-severity", c.unverifiable, &c.opts.UnverifiableSeverity}, {"mismatch-severity", c.mismatch, &c.opts.MismatchSeverity}, {"outdated-severity", c.outdated, &c.opts.OutdatedSeverity}} {
-		if *s.to, err = claims.ParseSeverity(s.v); err != nil {
+		if *s.to, err = lint.ParseSeverity(s.v); err != nil {
 			return usageErrorf("--%s: %v", s.flag, err)
 		}
 	}
 	if c.style != "" {
-		if c.soft.Style, err = claims.ParseSoftenStyle(c.style); err != nil {
+		if c.soft.Style, err = lint.ParseSoftenStyle(c.style); err != nil {
 			return usageErrorf("--soften: %v", err)
 		}
 		if c.out == "" {
@@ -121,7 +122,7 @@ func (c *lintCmd) check(cmd *cobra.Command) error {
 // go, and the counts.
 type lintRun struct {
 	*lintCmd
-	facts      []claims.Fact
+	facts      []lint.Fact
 	w          *bufio.Writer
 	enc        *json.Encoder
 	sw         *bufio.Writer // softened outputs, with --soften
@@ -133,7 +134,7 @@ func (c *lintCmd) run(cmd *cobra.Command, _ []string) error {
 	if err := c.check(cmd); err != nil {
 		return err
 	}
-	facts, err := claims.ReadFactsFile(cmd.Context(), c.factsPath)
+	facts, err := lint.ReadFactsFile(cmd.Context(), c.factsPath)
 	if err != nil {
 		return err
 	}
@@ -177,12 +178,12 @@ func (c *lintCmd) run(cmd *cobra.Command, _ []string) error {
 
 // lintFile lints (and with --soften rewrites) every output of the file.
 func (r *lintRun) lintFile(ctx context.Context, f io.Reader) error {
-	return claims.ReadOutputsAt(ctx, f, r.in, func(line int, o claims.Output) error {
-		findings := claims.Lint(o.Text, r.facts, r.opts)
-		var ss []claims.Softening
+	return extract.ReadOutputsAt(ctx, f, r.in, func(line int, o extract.Output) error {
+		findings := lint.Lint(o.Text, r.facts, r.opts)
+		var ss []lint.Softening
 		if r.soft.Style != "" {
 			var text string
-			text, ss = claims.Soften(o.Text, findings, r.soft)
+			text, ss = lint.Soften(o.Text, findings, r.soft)
 			o.Text = text
 			b, err := json.Marshal(o)
 			if err != nil {
@@ -202,17 +203,17 @@ func (r *lintRun) lintFile(ctx context.Context, f io.Reader) error {
 }
 
 // report prints one finding as a diagnostic (or a JSON record) and counts it.
-func (r *lintRun) report(line int, id string, fd claims.Finding, ss []claims.Softening, i int) error {
+func (r *lintRun) report(line int, id string, fd lint.Finding, ss []lint.Softening, i int) error {
 	r.counts[fd.Check.Status]++
 	sev, msg := fd.Severity, fd.Message
 	replacement := ""
 	if ss != nil && ss[i].Replacement != "" {
 		r.counts["softened"]++
 		replacement = ss[i].Replacement
-		sev = claims.SeverityInfo
+		sev = lint.SeverityInfo
 		msg = fmt.Sprintf("Softened claim: %q → %q at line %d (was %s)", fd.Claim.Text, replacement, fd.Claim.Line, fd.Check.Status)
 	}
-	if sev == claims.SeverityError {
+	if sev == lint.SeverityError {
 		r.errorsLeft++
 	}
 	if r.asJSON {
@@ -226,9 +227,9 @@ func (r *lintRun) report(line int, id string, fd claims.Finding, ss []claims.Sof
 
 func (r *lintRun) summary() {
 	c := r.counts
-	n := c[claims.NumericVerified] + c[claims.NumericOutdated] + c[claims.NumericUnverifiable] + c[claims.NumericMismatch]
+	n := c[lint.NumericVerified] + c[lint.NumericOutdated] + c[lint.NumericUnverifiable] + c[lint.NumericMismatch]
 	fmt.Fprintf(r.w, "%d numeric claims: %d verified, %d outdated, %d unverifiable, %d mismatch", n,
-		c[claims.NumericVerified], c[claims.NumericOutdated], c[claims.NumericUnverifiable], c[claims.NumericMismatch])
+		c[lint.NumericVerified], c[lint.NumericOutdated], c[lint.NumericUnverifiable], c[lint.NumericMismatch])
 	if r.soft.Style != "" {
 		fmt.Fprintf(r.w, "; %d softened (%s) in %s", c["softened"], r.soft.Style, r.out)
 	}
@@ -236,10 +237,10 @@ func (r *lintRun) summary() {
 }
 
 // lintRecord is one claim in --json output.
-func lintRecord(file string, line int, id string, f claims.Finding, sev claims.Severity, softened string) map[string]any {
+func lintRecord(file string, line int, id string, f lint.Finding, sev lint.Severity, softened string) map[string]any {
 	r := map[string]any{
 		"file": file, "line": line, "output_id": id, "text_line": f.Claim.Line, "claim": f.Claim.Text,
-		"type": claims.ClaimType(f.Claim.Text, f.Claim.Unit, f.Claim.Pattern), "status": f.Check.Status,
+		"type": lint.ClaimType(f.Claim.Text, f.Claim.Unit, f.Claim.Pattern), "status": f.Check.Status,
 		"severity": nilIfEmpty(string(sev)), "reason": f.Check.Reason, "confidence": f.Check.Score,
 		"fact": f.Check.Fact, "softened": nilIfEmpty(softened),
 	}

@@ -7,13 +7,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/spf13/cobra"
 )
 
 func newNumcheckCmd(e *env) *cobra.Command {
 	var policy, claim, token, qualifiers string
-	var params claims.PolicyParams
+	var params numeric.PolicyParams
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "numcheck --policy P --claim VALUE --token TEXT",
@@ -42,8 +42,8 @@ Exit status: 0 verified, 1 not verified, 2 usage error.`,
 			if err := requireFlags(cmd, "policy", "claim", "token"); err != nil {
 				return err
 			}
-			if !slices.Contains(claims.Policies, policy) {
-				return usageErrorf("--policy %q is not one of %s", policy, strings.Join(claims.Policies, ", "))
+			if !slices.Contains(numeric.Policies, policy) {
+				return usageErrorf("--policy %q is not one of %s", policy, strings.Join(numeric.Policies, ", "))
 			}
 			if params.AbsTol < 0 || params.RelTol < 0 || params.Decimals < 0 {
 				return usageErrorf("--decimals, --abs-tol and --rel-tol must not be negative")
@@ -53,7 +53,7 @@ Exit status: 0 verified, 1 not verified, 2 usage error.`,
 					params.Qualifiers = append(params.Qualifiers, strings.TrimSpace(strings.ToLower(q)))
 				}
 			}
-			d := claims.Check(policy, params, claim, token)
+			d := numeric.Check(policy, params, claim, token)
 			if asJSON {
 				enc := json.NewEncoder(e.stdout)
 				if err := enc.Encode(d); err != nil {
@@ -73,7 +73,7 @@ Exit status: 0 verified, 1 not verified, 2 usage error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&policy, "policy", "", "verification policy: "+strings.Join(claims.Policies, ", ")+" (required)")
+	f.StringVar(&policy, "policy", "", "verification policy: "+strings.Join(numeric.Policies, ", ")+" (required)")
 	f.StringVar(&claim, "claim", "", "the claimed value, e.g. 5.7, 1500, 12%, 2021 (required)")
 	f.StringVar(&token, "token", "", "the numeric token to check, e.g. \"about 5.8\", 1.5K (required)")
 	f.IntVar(&params.Decimals, "decimals", 0, "rounded: decimal places")

@@ -1,4 +1,4 @@
-package claims
+package numeric
 
 import (
 	"errors"
@@ -334,4 +334,24 @@ func FormatQuantity(q Quantity) string {
 		return fmt.Sprintf("%d,%03d", v/1000, v%1000)
 	}
 	return num(q.Value)
+}
+
+// IsNumberWord reports a lower-case word that is or holds a number: one
+// with a digit, a small number word ("three", "a") or a scale word
+// ("million", "k").
+func IsNumberWord(w string) bool {
+	for _, r := range w {
+		if unicode.IsDigit(r) {
+			return true
+		}
+	}
+	_, small := smallNumbers[w]
+	return small || scaleWords[w] != 0
+}
+
+// TimeUnit returns the normalised form ("ms", "s", "min", "h") of a time
+// unit as written ("seconds", "hrs"), and whether word is one.
+func TimeUnit(word string) (string, bool) {
+	u, ok := timeUnits[word]
+	return u, ok
 }

@@ -1,4 +1,4 @@
-package claims
+package numeric
 
 import (
 	"math"
@@ -112,7 +112,7 @@ func FuzzParseQuantity(f *testing.F) {
 		if back.Kind != q.Kind && !(q.Kind == KindRatio && back.Kind == KindNumber) {
 			t.Fatalf("%q → %q: kind %s became %s", s, FormatQuantity(q), q.Kind, back.Kind)
 		}
-		if !eq(back.Value, q.Value) {
+		if !Equal(back.Value, q.Value) {
 			t.Fatalf("%q → %q: value %v became %v", s, FormatQuantity(q), q.Value, back.Value)
 		}
 	})
@@ -137,7 +137,7 @@ func FuzzFormatRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%v as %q: %v", v, s, err)
 		}
-		if !eq(back.Value, v) {
+		if !Equal(back.Value, v) {
 			t.Fatalf("%v → %q → %v", v, s, back.Value)
 		}
 	})

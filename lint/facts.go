@@ -1,4 +1,4 @@
-package claims
+package lint
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/claimaudit/claimaudit/jsonl"
+	"github.com/claimaudit/claimaudit/numeric"
 )
 
 var factFields = []string{"id", "description", "value", "unit", "year", "date", "text"}
@@ -45,14 +46,14 @@ func ReadFacts(ctx context.Context, r io.Reader, file string) ([]Fact, error) {
 				rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrRange, "number %s out of range", raw))
 			}
 			f.Value = v
-			f.quantity = Quantity{Kind: KindNumber, Value: v, Payload: v, Scale: 1}
+			f.quantity = numeric.Quantity{Kind: numeric.KindNumber, Value: v, Payload: v, Scale: 1}
 			if f.Text == "" {
 				f.Text = string(raw)
 			}
 		case "string":
 			var s string
 			_ = json.Unmarshal(raw, &s)
-			q, err := ParseQuantity(s)
+			q, err := numeric.ParseQuantity(s)
 			if err != nil {
 				rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrWrongType, "%v", err))
 			}
@@ -66,7 +67,7 @@ func ReadFacts(ctx context.Context, r io.Reader, file string) ([]Fact, error) {
 			rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrWrongType, "expected number or string, got %s", jsonl.KindOf(raw)))
 		}
 		if hasUnit && unit != "" {
-			if tu, ok := timeUnits[unit]; ok {
+			if tu, ok := numeric.TimeUnit(unit); ok {
 				unit = tu
 			} else if unit == "percent" {
 				unit = "%"

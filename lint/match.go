@@ -1,13 +1,13 @@
-package claims
+package lint
 
 import (
 	"fmt"
-	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/claimaudit/claimaudit/extract"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/sentence"
 )
 
@@ -25,8 +25,8 @@ type Fact struct {
 	Years       []int   `json:"years,omitempty"` // years or dates the fact is about
 	// Context is the text that names what the number is about: the
 	// sentence and the one before it for a passage. Empty means Description.
-	Context  string   `json:"context,omitempty"`
-	quantity Quantity // parsed, for policies
+	Context  string           `json:"context,omitempty"`
+	quantity numeric.Quantity // parsed, for policies
 }
 
 // FactsFromText turns every numeric mention in a passage into a fact
@@ -38,40 +38,14 @@ func FactsFromText(id, text string) []Fact {
 	prev := ""
 	for _, sp := range sentence.Split(runes) {
 		s := string(runes[sp[0]:sp[1]])
-		years := YearsIn(s)
-		for _, m := range FindNumbers(s) {
+		years := numeric.YearsIn(s)
+		for _, m := range numeric.FindNumbers(s) {
 			facts = append(facts, Fact{ID: id, Description: s, Value: m.Value, Unit: m.Unit, Text: m.Text,
 				Years: years, Context: strings.TrimSpace(prev + " " + s), quantity: m.Quantity})
 		}
 		prev = s
 	}
 	return facts
-}
-
-var reYearOrDate = regexp.MustCompile(`\b(1[5-9]\d{2}|20\d{2})(?:-\d{2}-\d{2})?\b`)
-
-// YearsIn returns the years a text names ("in 2023", "2021-07-01",
-// "FY2022" does not count), in order, without repeats. A four-digit
-// number written with a separator ("2,023") is a count, not a year.
-func YearsIn(text string) []int {
-	var out []int
-	for _, loc := range reYearOrDate.FindAllStringIndex(text, -1) {
-		if loc[0] > 0 && (text[loc[0]-1] == ',' || text[loc[0]-1] == '.' || text[loc[0]-1] == '$') {
-			continue
-		}
-		if loc[1] < len(text) && (text[loc[1]] == '%' || (text[loc[1]] == ',' && loc[1]+1 < len(text) && text[loc[1]+1] >= '0' && text[loc[1]+1] <= '9')) {
-			continue
-		}
-		y, _ := strconv.Atoi(text[loc[0] : loc[0]+4])
-		dup := false
-		for _, o := range out {
-			dup = dup || o == y
-		}
-		if !dup {
-			out = append(out, y)
-		}
-	}
-	return out
 }
 
 // MatchOptions tune fact matching. Zero values take seed 001's defaults.
@@ -83,10 +57,10 @@ type MatchOptions struct {
 	// claim as written: a bound by its bound, "about N" within RelTol, a
 	// bare number at the precision it is written in ("48 million" agrees
 	// with 48.2 million, "91%" with 91.4%). Any other name is that policy
-	// of seed 000 (Check), with the fact as the claimed value and the
+	// of seed 000 (numeric.Check), with the fact as the claimed value and the
 	// claim's number as the token.
 	Policy string
-	Params PolicyParams
+	Params numeric.PolicyParams
 }
 
 func (o *MatchOptions) defaults() {
@@ -94,7 +68,7 @@ func (o *MatchOptions) defaults() {
 		o.MinSimilarity = 0.3
 	}
 	if o.RelTol == 0 {
-		o.RelTol = DefaultRelTol
+		o.RelTol = numeric.DefaultRelTol
 	}
 }
 
@@ -118,13 +92,13 @@ const (
 
 // NumericCheck is seed 001's verdict on a numeric claim.
 type NumericCheck struct {
-	Status     string     `json:"status"`
-	Policy     string     `json:"policy"`
-	Score      float64    `json:"score"` // the matched fact's similarity; the confidence of the verdict
-	Fact       *Fact      `json:"fact,omitempty"`
-	Claim      string     `json:"claim_value,omitempty"` // the claimed number as written
-	Comparator Comparator `json:"comparator,omitempty"`
-	Negated    bool       `json:"negated,omitempty"`
+	Status     string             `json:"status"`
+	Policy     string             `json:"policy"`
+	Score      float64            `json:"score"` // the matched fact's similarity; the confidence of the verdict
+	Fact       *Fact              `json:"fact,omitempty"`
+	Claim      string             `json:"claim_value,omitempty"` // the claimed number as written
+	Comparator numeric.Comparator `json:"comparator,omitempty"`
+	Negated    bool               `json:"negated,omitempty"`
 	// Disagreement names what kept the nearest fact from matching (year,
 	// unit or entity) when no fact matched; Nearest is that fact.
 	Disagreement string `json:"disagreement,omitempty"`
@@ -132,35 +106,26 @@ type NumericCheck struct {
 	Reason       string `json:"reason"`
 }
 
-// ValuesMatch is seed 001's tolerance test: |claimed − actual| / |actual| <=
-// relTol (equality when actual is 0).
-func ValuesMatch(claimed, actual, relTol float64) bool {
-	if actual == 0 {
-		return claimed == 0
-	}
-	return math.Abs(claimed-actual)/math.Abs(actual) <= relTol+1e-12
-}
-
 // Similarity is seed 001's score of a fact for a claim:
 // Jaccard(claim context, fact description) × 0.5 + 0.3 when the units are
 // equal + 0.2 when the values match within tolerance. ok is false when both
 // have units and they differ (the fact is skipped).
 func Similarity(context string, value float64, unit string, f Fact, relTol float64) (score float64, ok bool) {
-	q := Quantity{Kind: KindNumber, Value: value, Unit: unit}
+	q := numeric.Quantity{Kind: numeric.KindNumber, Value: value, Unit: unit}
 	return similarity(context, q, f, relTol)
 }
 
 // similarity is Similarity for a claimed quantity: its value bonus goes to a
 // fact that satisfies the claim as written ("more than 100" by 120).
-func similarity(context string, q Quantity, f Fact, relTol float64) (float64, bool) {
+func similarity(context string, q numeric.Quantity, f Fact, relTol float64) (float64, bool) {
 	return similarityUnder(wordSet(context), q, f, MatchOptions{RelTol: relTol})
 }
 
-func similarityUnder(context map[string]bool, q Quantity, f Fact, opts MatchOptions) (float64, bool) {
+func similarityUnder(context map[string]bool, q numeric.Quantity, f Fact, opts MatchOptions) (float64, bool) {
 	score := jaccardSet(context, f.Description) * 0.5
 	var ok bool
 	if opts.Policy == "" {
-		ok, _ = q.holds(f.Value, opts.RelTol, false)
+		ok = q.HoldsFor(f.Value, opts.RelTol)
 	} else {
 		ok, _, _ = agrees(q, f, opts)
 	}
@@ -183,7 +148,7 @@ func Jaccard(a, b string) float64 {
 
 func wordSet(a string) map[string]bool {
 	set := map[string]bool{}
-	for _, w := range contentWords(a) {
+	for _, w := range extract.ContentWords(a) {
 		set[w] = true
 	}
 	return set
@@ -191,7 +156,7 @@ func wordSet(a string) map[string]bool {
 
 // jaccardSet is Jaccard with the first text's words counted once.
 func jaccardSet(set map[string]bool, b string) float64 {
-	wb := contentWords(b)
+	wb := extract.ContentWords(b)
 	if len(set) == 0 && len(wb) == 0 {
 		return 0
 	}
@@ -232,7 +197,7 @@ func FindMatchingFact(context string, value float64, unit string, facts []Fact, 
 // fact satisfies the claim (its value within tolerance, or inside the bound
 // the claim states), mismatch otherwise.
 func VerifyNumeric(claimText string, facts []Fact, opts MatchOptions) NumericCheck {
-	m, ok := findNumeric(claimText)
+	m, ok := numeric.FirstMention(claimText)
 	if !ok {
 		opts.defaults()
 		return NumericCheck{Status: NumericUnverifiable, Policy: policyName(opts), Reason: "the claim states no number"}
@@ -249,35 +214,35 @@ func policyName(o MatchOptions) string {
 
 // agrees decides whether fact value f satisfies the claimed quantity q
 // under opts.Policy, and names the policy that decided.
-func agrees(q Quantity, f Fact, opts MatchOptions) (ok bool, why, policy string) {
+func agrees(q numeric.Quantity, f Fact, opts MatchOptions) (ok bool, why, policy string) {
 	switch opts.Policy {
 	case "":
 		ok, why = q.Holds(f.Value, opts.RelTol)
 		return ok, why, policyName(opts)
-	case PolicyAuto:
+	case numeric.PolicyAuto:
 		switch {
-		case q.Cmp.IsBound() || q.Negated || q.Kind == KindRange:
+		case q.Cmp.IsBound() || q.Negated || q.Kind == numeric.KindRange:
 			ok, why = q.Holds(f.Value, opts.RelTol)
-			return ok, why, PolicyAuto + ":" + PolicyRange
-		case q.Cmp == CmpApprox:
+			return ok, why, numeric.PolicyAuto + ":" + numeric.PolicyRange
+		case q.Cmp == numeric.CmpApprox:
 			ok, why = q.Holds(f.Value, opts.RelTol)
-			return ok, why, PolicyAuto + ":" + PolicyTolerance
+			return ok, why, numeric.PolicyAuto + ":" + numeric.PolicyTolerance
 		}
 		scale := q.Scale
 		if scale == 0 {
 			scale = 1
 		}
-		got, want := roundTo(f.Value/scale, q.Decimals), roundTo(q.Value/scale, q.Decimals)
-		if eq(got, want) {
-			return true, fmt.Sprintf("%s rounds to %s as written", fmtNum(f.Value), strings.TrimSpace(q.Text)), PolicyAuto + ":" + PolicyRounded
+		got, want := numeric.RoundTo(f.Value/scale, q.Decimals), numeric.RoundTo(q.Value/scale, q.Decimals)
+		if numeric.Equal(got, want) {
+			return true, fmt.Sprintf("%s rounds to %s as written", numeric.FormatNumber(f.Value), strings.TrimSpace(q.Text)), numeric.PolicyAuto + ":" + numeric.PolicyRounded
 		}
-		return false, fmt.Sprintf("%s does not round to %s as written", fmtNum(f.Value), strings.TrimSpace(q.Text)), PolicyAuto + ":" + PolicyRounded
+		return false, fmt.Sprintf("%s does not round to %s as written", numeric.FormatNumber(f.Value), strings.TrimSpace(q.Text)), numeric.PolicyAuto + ":" + numeric.PolicyRounded
 	}
 	fq := f.quantity
 	if fq.Kind == "" {
-		fq = Quantity{Kind: KindNumber, Value: f.Value, Payload: f.Value, Scale: 1, Unit: f.Unit}
+		fq = numeric.Quantity{Kind: numeric.KindNumber, Value: f.Value, Payload: f.Value, Scale: 1, Unit: f.Unit}
 	}
-	d := CheckQuantity(opts.Policy, opts.Params, fq, q)
+	d := numeric.CheckQuantity(opts.Policy, opts.Params, fq, q)
 	return d.Verified, d.Reason, d.Policy
 }
 
@@ -287,11 +252,11 @@ func agrees(q Quantity, f Fact, opts MatchOptions) (ok bool, why, policy string)
 // their years intersect when both name years, and the fact's context names
 // the claim's entity. When the best-scoring fact fails one of those, the
 // check is unverifiable and says which.
-func VerifyMention(context string, m Mention, facts []Fact, opts MatchOptions) NumericCheck {
+func VerifyMention(context string, m numeric.Mention, facts []Fact, opts MatchOptions) NumericCheck {
 	opts.defaults()
 	q := m.Quantity
 	check := NumericCheck{Policy: policyName(opts), Claim: m.Text, Comparator: q.Cmp, Negated: q.Negated}
-	claimYears := YearsIn(context)
+	claimYears := numeric.YearsIn(context)
 	entity := entityWords(context, m)
 	words := wordSet(context)
 	var best, nearest *Fact
@@ -355,7 +320,7 @@ func VerifyMention(context string, m Mention, facts []Fact, opts MatchOptions) N
 }
 
 // claimPhrase is the claimed number with its comparator, as written.
-func claimPhrase(m Mention) string {
+func claimPhrase(m numeric.Mention) string {
 	if m.Qualifier != "" && !strings.HasPrefix(strings.ToLower(m.Text), strings.ToLower(m.Qualifier)) {
 		if m.Negated {
 			return "not " + m.Qualifier + " " + m.Text
@@ -396,7 +361,7 @@ type entity struct {
 
 // entityWords takes the claim's words outside the number, its unit, its
 // comparator, its years and its verbs.
-func entityWords(context string, m Mention) entity {
+func entityWords(context string, m numeric.Mention) entity {
 	var names, others []string
 	seen := map[string]bool{}
 	skip := map[string]bool{}
@@ -416,13 +381,13 @@ func entityWords(context string, m Mention) entity {
 		}
 		for _, w := range splitWord(tok) {
 			lw := strings.ToLower(w)
-			if seen[lw] || skip[lw] || len([]rune(lw)) < 2 || stopwords[lw] || verbs[lw] || clauseStarters[lw] ||
-				months[lw] || isNumberWord(lw) || (len(lw) > 4 && strings.HasSuffix(lw, "ed")) || comparatorWord[lw] {
+			if seen[lw] || skip[lw] || len([]rune(lw)) < 2 || sentence.IsStopword(lw) || extract.IsVerb(lw) || extract.IsClauseStarter(lw) ||
+				numeric.IsMonth(lw) || numeric.IsNumberWord(lw) || (len(lw) > 4 && strings.HasSuffix(lw, "ed")) || comparatorWord[lw] {
 				continue
 			}
 			seen[lw] = true
 			r := []rune(w)
-			if unicode.IsUpper(r[0]) && !(isFirst && commonOpener[lw]) {
+			if unicode.IsUpper(r[0]) && !(isFirst && sentence.IsCommonOpener(lw)) {
 				names = append(names, stem(lw))
 			} else if len(r) >= 3 {
 				others = append(others, stem(lw))
@@ -480,20 +445,10 @@ func stem(w string) string {
 	return w
 }
 
-func isNumberWord(w string) bool {
-	for _, r := range w {
-		if unicode.IsDigit(r) {
-			return true
-		}
-	}
-	_, small := smallNumbers[w]
-	return small || scaleWords[w] != 0
-}
-
 var comparatorWord = func() map[string]bool {
 	m := map[string]bool{}
-	for _, p := range comparatorPhrases {
-		for _, w := range strings.Fields(p.phrase) {
+	for _, p := range numeric.ComparatorPhrases() {
+		for _, w := range strings.Fields(p) {
 			m[w] = true
 		}
 	}
@@ -502,11 +457,6 @@ var comparatorWord = func() map[string]bool {
 	}
 	return m
 }()
-
-// commonOpener: capitalised only because it opens the sentence.
-var commonOpener = map[string]bool{"in": true, "by": true, "at": true, "on": true, "for": true, "as": true,
-	"since": true, "after": true, "before": true, "during": true, "last": true, "each": true, "every": true,
-	"some": true, "most": true, "all": true, "over": true, "about": true, "nearly": true, "almost": true}
 
 // String names a fact for rationales.
 func (f Fact) String() string {

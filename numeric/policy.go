@@ -1,4 +1,4 @@
-package claims
+package numeric
 
 import (
 	"fmt"
@@ -41,21 +41,23 @@ type Decision struct {
 	Reason   string `json:"reason"`
 }
 
-// eq compares floats with a relative epsilon, so 0.1+0.2 equals 0.3 but
+// Equal compares floats with a relative epsilon, so 0.1+0.2 equals 0.3 but
 // 5.7 does not equal 5.71.
-func eq(a, b float64) bool {
+func Equal(a, b float64) bool {
 	if a == b {
 		return true
 	}
 	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
 }
 
-func roundTo(v float64, d int) float64 {
+// RoundTo rounds v to d decimal places (half away from zero).
+func RoundTo(v float64, d int) float64 {
 	p := math.Pow(10, float64(d))
 	return math.Round(v*p) / p
 }
 
-func fmtNum(v float64) string { return FormatQuantity(Quantity{Kind: KindNumber, Value: v}) }
+// FormatNumber writes a plain number as FormatQuantity does.
+func FormatNumber(v float64) string { return FormatQuantity(Quantity{Kind: KindNumber, Value: v}) }
 
 // Check decides whether the numeric token verifies the claimed value under
 // policy p. It fails closed: a token or claim that does not parse, or that
@@ -126,12 +128,12 @@ func CheckQuantity(policy string, params PolicyParams, c, t Quantity) Decision {
 			return verdict(false, "a range needs policy range")
 		}
 		if t.Scale != c.Scale && t.Scale != 1 {
-			return verdict(false, "token is written with a scale alias (×%s); that needs policy abbr", fmtNum(t.Scale))
+			return verdict(false, "token is written with a scale alias (×%s); that needs policy abbr", FormatNumber(t.Scale))
 		}
-		if eq(tv, cv) {
-			return verdict(true, "%s equals %s", fmtNum(tv), fmtNum(cv))
+		if Equal(tv, cv) {
+			return verdict(true, "%s equals %s", FormatNumber(tv), FormatNumber(cv))
 		}
-		return verdict(false, "%s differs from %s", fmtNum(tv), fmtNum(cv))
+		return verdict(false, "%s differs from %s", FormatNumber(tv), FormatNumber(cv))
 
 	case PolicyRounded:
 		if unitsClash {
@@ -141,23 +143,23 @@ func CheckQuantity(policy string, params PolicyParams, c, t Quantity) Decision {
 		if dec < 0 {
 			dec = t.Decimals
 		}
-		rt, rc := roundTo(tv, dec), roundTo(cv, dec)
-		if eq(rt, rc) {
-			return verdict(true, "round_%d(%s) = round_%d(%s) = %s", dec, fmtNum(tv), dec, fmtNum(cv), fmtNum(rc))
+		rt, rc := RoundTo(tv, dec), RoundTo(cv, dec)
+		if Equal(rt, rc) {
+			return verdict(true, "round_%d(%s) = round_%d(%s) = %s", dec, FormatNumber(tv), dec, FormatNumber(cv), FormatNumber(rc))
 		}
-		return verdict(false, "round_%d(%s) = %s differs from round_%d(%s) = %s", dec, fmtNum(tv), fmtNum(rt), dec, fmtNum(cv), fmtNum(rc))
+		return verdict(false, "round_%d(%s) = %s differs from round_%d(%s) = %s", dec, FormatNumber(tv), FormatNumber(rt), dec, FormatNumber(cv), FormatNumber(rc))
 
 	case PolicyAbbr:
 		if unitsClash {
 			return verdict(false, "unit %q differs from the claim's %q", t.Unit, c.Unit)
 		}
-		if eq(tv, cv) {
+		if Equal(tv, cv) {
 			if t.Scale != 1 {
-				return verdict(true, "%s × %s = %s", fmtNum(t.Payload), fmtNum(t.Scale), fmtNum(cv))
+				return verdict(true, "%s × %s = %s", FormatNumber(t.Payload), FormatNumber(t.Scale), FormatNumber(cv))
 			}
-			return verdict(true, "%s equals %s", fmtNum(tv), fmtNum(cv))
+			return verdict(true, "%s equals %s", FormatNumber(tv), FormatNumber(cv))
 		}
-		return verdict(false, "%s (as written: %s) differs from %s", fmtNum(tv), strings.TrimSpace(t.Text), fmtNum(cv))
+		return verdict(false, "%s (as written: %s) differs from %s", FormatNumber(tv), strings.TrimSpace(t.Text), FormatNumber(cv))
 
 	case PolicyTolerance:
 		if unitsClash {
@@ -176,19 +178,19 @@ func CheckQuantity(policy string, params PolicyParams, c, t Quantity) Decision {
 		}
 		tol := math.Max(params.AbsTol, rel*math.Abs(cv))
 		if math.Abs(tv-cv) <= tol+1e-12 {
-			return verdict(true, "|%s − %s| <= %s and qualified by %q", fmtNum(tv), fmtNum(cv), fmtNum(tol), t.Qualifier)
+			return verdict(true, "|%s − %s| <= %s and qualified by %q", FormatNumber(tv), FormatNumber(cv), FormatNumber(tol), t.Qualifier)
 		}
-		return verdict(false, "|%s − %s| exceeds the tolerance %s", fmtNum(tv), fmtNum(cv), fmtNum(tol))
+		return verdict(false, "|%s − %s| exceeds the tolerance %s", FormatNumber(tv), FormatNumber(cv), FormatNumber(tol))
 
 	case PolicyPercent:
 		if (t.Unit != "" && t.Unit != "%") || (c.Unit != "" && c.Unit != "%") {
 			return verdict(false, "not a percentage or fraction (units %q, %q)", t.Unit, c.Unit)
 		}
 		tp, cp := asPercent(t), asPercent(c)
-		if eq(tp, cp) {
-			return verdict(true, "%s%% equals %s%%", fmtNum(tp), fmtNum(cp))
+		if Equal(tp, cp) {
+			return verdict(true, "%s%% equals %s%%", FormatNumber(tp), FormatNumber(cp))
 		}
-		return verdict(false, "%s%% differs from %s%%", fmtNum(tp), fmtNum(cp))
+		return verdict(false, "%s%% differs from %s%%", FormatNumber(tp), FormatNumber(cp))
 
 	case PolicyRange:
 		switch {
@@ -196,19 +198,19 @@ func CheckQuantity(policy string, params PolicyParams, c, t Quantity) Decision {
 			return verdict(false, "unit %q differs from the claim's %q", t.Unit, c.Unit)
 		case t.Kind == KindRange && c.Kind == KindRange:
 			if t.Lo >= c.Lo-1e-12 && t.Hi <= c.Hi+1e-12 {
-				return verdict(true, "[%s, %s] lies within [%s, %s]", fmtNum(t.Lo), fmtNum(t.Hi), fmtNum(c.Lo), fmtNum(c.Hi))
+				return verdict(true, "[%s, %s] lies within [%s, %s]", FormatNumber(t.Lo), FormatNumber(t.Hi), FormatNumber(c.Lo), FormatNumber(c.Hi))
 			}
-			return verdict(false, "[%s, %s] is not within [%s, %s]", fmtNum(t.Lo), fmtNum(t.Hi), fmtNum(c.Lo), fmtNum(c.Hi))
+			return verdict(false, "[%s, %s] is not within [%s, %s]", FormatNumber(t.Lo), FormatNumber(t.Hi), FormatNumber(c.Lo), FormatNumber(c.Hi))
 		case t.Kind == KindRange:
 			if cv >= t.Lo && cv <= t.Hi {
-				return verdict(true, "%s lies in [%s, %s]", fmtNum(cv), fmtNum(t.Lo), fmtNum(t.Hi))
+				return verdict(true, "%s lies in [%s, %s]", FormatNumber(cv), FormatNumber(t.Lo), FormatNumber(t.Hi))
 			}
-			return verdict(false, "%s lies outside [%s, %s]", fmtNum(cv), fmtNum(t.Lo), fmtNum(t.Hi))
+			return verdict(false, "%s lies outside [%s, %s]", FormatNumber(cv), FormatNumber(t.Lo), FormatNumber(t.Hi))
 		case c.Kind == KindRange:
 			if tv >= c.Lo && tv <= c.Hi {
-				return verdict(true, "%s lies in the claimed range [%s, %s]", fmtNum(tv), fmtNum(c.Lo), fmtNum(c.Hi))
+				return verdict(true, "%s lies in the claimed range [%s, %s]", FormatNumber(tv), FormatNumber(c.Lo), FormatNumber(c.Hi))
 			}
-			return verdict(false, "%s lies outside the claimed range [%s, %s]", fmtNum(tv), fmtNum(c.Lo), fmtNum(c.Hi))
+			return verdict(false, "%s lies outside the claimed range [%s, %s]", FormatNumber(tv), FormatNumber(c.Lo), FormatNumber(c.Hi))
 		}
 		return verdict(false, "neither value is a range")
 
@@ -225,10 +227,10 @@ func CheckQuantity(policy string, params PolicyParams, c, t Quantity) Decision {
 				dec = min(dec, dd)
 			}
 		}
-		if eq(roundTo(tf, dec), roundTo(cf, dec)) {
-			return verdict(true, "%s ≈ %s at %d decimals", fmtNum(tf), fmtNum(cf), dec)
+		if Equal(RoundTo(tf, dec), RoundTo(cf, dec)) {
+			return verdict(true, "%s ≈ %s at %d decimals", FormatNumber(tf), FormatNumber(cf), dec)
 		}
-		return verdict(false, "%s differs from %s at %d decimals", fmtNum(tf), fmtNum(cf), dec)
+		return verdict(false, "%s differs from %s at %d decimals", FormatNumber(tf), FormatNumber(cf), dec)
 
 	case PolicyYear:
 		ty, okT := year(t)

@@ -1,9 +1,10 @@
-package claims
+package lint
 
 import (
 	"fmt"
 	"testing"
 
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,11 +30,11 @@ func TestSimilarityByHand(t *testing.T) {
 }
 
 func TestValuesMatch(t *testing.T) {
-	assert.True(t, ValuesMatch(105, 100, 0.05))
-	assert.False(t, ValuesMatch(105.1, 100, 0.05))
-	assert.True(t, ValuesMatch(95, 100, 0.05))
-	assert.True(t, ValuesMatch(0, 0, 0.05))
-	assert.False(t, ValuesMatch(0.1, 0, 0.05))
+	assert.True(t, numeric.ValuesMatch(105, 100, 0.05))
+	assert.False(t, numeric.ValuesMatch(105.1, 100, 0.05))
+	assert.True(t, numeric.ValuesMatch(95, 100, 0.05))
+	assert.True(t, numeric.ValuesMatch(0, 0, 0.05))
+	assert.False(t, numeric.ValuesMatch(0.1, 0, 0.05))
 }
 
 func TestVerifyNumeric(t *testing.T) {

@@ -1,4 +1,4 @@
-package claims
+package numeric
 
 import (
 	"bufio"
@@ -41,15 +41,18 @@ func fuzzTexts(n int) []string {
 	return out
 }
 
-func sampleTexts(t *testing.T) []string {
-	f, err := os.Open("testdata/extract/outputs.jsonl")
+func sampleTexts(t testing.TB) []string {
+	// The extractor's sample model outputs: prose with numbers.
+	f, err := os.Open("../extract/testdata/extract/outputs.jsonl")
 	require.NoError(t, err)
 	defer f.Close()
 	var texts []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var o Output
+		var o struct {
+			Text string `json:"text"`
+		}
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &o))
 		texts = append(texts, o.Text)
 	}

@@ -1,4 +1,4 @@
-package claims
+package numeric
 
 import (
 	"regexp"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/claimaudit/claimaudit/sentence"
 )
 
 // Pattern names of seed 001.
@@ -246,7 +248,7 @@ func countMention(m string) (Quantity, bool) {
 			break
 		}
 	}
-	if stopwords[unit] || unit == "of" || unit == "in" || unit == "to" || unit == "a" {
+	if sentence.IsStopword(unit) || unit == "of" || unit == "in" || unit == "to" || unit == "a" {
 		return q, false
 	}
 	q.Unit = unit
@@ -287,12 +289,26 @@ func lastField(s string) string {
 	return s
 }
 
-// findNumeric returns the claim's main numeric mention: the first that is
-// not a year or version.
-func findNumeric(text string) (Mention, bool) {
+// FirstMention returns a claim's main numeric mention: the first that is
+// not a year or version (FindNumbers' first).
+func FirstMention(text string) (Mention, bool) {
 	ms := FindNumbers(text)
 	if len(ms) == 0 {
 		return Mention{}, false
 	}
 	return ms[0], true
+}
+
+// IsMonth reports a lower-case English month name ("may", "july").
+func IsMonth(lower string) bool { return months[lower] }
+
+// NumberPrefix returns the length in bytes of the number (digits with
+// separators and decimals, and an optional scale: "48.2 million", "1.5K")
+// that s opens with, or 0 when s does not open with one.
+func NumberPrefix(s string) int {
+	loc := reBareNumber.FindStringIndex(s)
+	if loc == nil || loc[0] != 0 {
+		return 0
+	}
+	return loc[1]
 }

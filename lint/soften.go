@@ -1,7 +1,9 @@
-package claims
+package lint
 
 import (
 	"fmt"
+	"github.com/claimaudit/claimaudit/numeric"
+	"github.com/claimaudit/claimaudit/sentence"
 	"math"
 	"regexp"
 	"sort"
@@ -67,7 +69,7 @@ func ClaimType(text, unit, pattern string) string {
 		return TypeCount
 	case reTimeUnit.MatchString(unit), unit == "s", unit == "min", unit == "h":
 		return TypeTime
-	case pattern == PatternCount:
+	case pattern == numeric.PatternCount:
 		return TypeCount
 	}
 	return TypeOther
@@ -85,14 +87,14 @@ func ClaimType(text, unit, pattern string) string {
 // down: 20 → 10). Other types (average, multiplier, time, money, ranges)
 // take the percentage column's qualifier before their number:
 // "average of approximately 94%", "around 3x faster", "up to 100ms".
-func SoftenPhrase(m Mention, typ string, style SoftenStyle) (string, bool) {
+func SoftenPhrase(m numeric.Mention, typ string, style SoftenStyle) (string, bool) {
 	numAt := strings.IndexFunc(m.Text, func(r rune) bool { return unicode.IsDigit(r) || r == '$' || r == '€' || r == '£' })
 	if numAt < 0 {
 		return "", false
 	}
 	switch typ {
 	case TypeTrustScore:
-		n := fmtNum(m.Value) + "%"
+		n := numeric.FormatNumber(m.Value) + "%"
 		switch style {
 		case Conservative:
 			return "trust scores typically around " + n, true
@@ -102,11 +104,11 @@ func SoftenPhrase(m Mention, typ string, style SoftenStyle) (string, bool) {
 			return "high trust scores", true
 		}
 	case TypeCount:
-		loc := reBareNumber.FindStringIndex(m.Text)
-		if loc == nil || loc[0] != 0 {
+		end := numeric.NumberPrefix(m.Text)
+		if end == 0 {
 			return "", false
 		}
-		numText, units := m.Text[:loc[1]], strings.TrimSpace(m.Text[loc[1]:])
+		numText, units := m.Text[:end], strings.TrimSpace(m.Text[end:])
 		switch style {
 		case Conservative:
 			return "over " + groupThousands(roundDownOneFigure(m.Value)) + " " + units, true
@@ -230,7 +232,7 @@ func Soften(text string, findings []Finding, opts SoftenOptions) (string, []Soft
 				c := f.Claim
 				line := lines[c.Line-1]
 				if c.Start == 0 || strings.TrimSpace(line[:c.Start]) == "" {
-					r = upperFirst(r)
+					r = sentence.UpperFirst(r)
 				}
 				s.Replacement = r
 				edits[c.Line-1] = append(edits[c.Line-1], edit{c.Start, c.End, r})

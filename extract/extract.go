@@ -1,4 +1,4 @@
-package claims
+package extract
 
 import (
 	"crypto/sha256"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/sentence"
 )
 
@@ -134,15 +136,23 @@ var (
 	}
 )
 
+// IsVerb reports a lower-case auxiliary or common verb ("is", "grew",
+// "employs"): a word that makes a clause a clause.
+func IsVerb(lower string) bool { return verbs[lower] }
+
+// IsClauseStarter reports a lower-case determiner or pronoun that opens a
+// clause ("the", "it", "their").
+func IsClauseStarter(lower string) bool { return clauseStarters[lower] }
+
 // Extract returns the atomic claims of one model output, in text order.
-func Extract(o Output, opts ExtractOptions, stats *ExtractStats) []Claim {
+func Extract(o Output, opts ExtractOptions, stats *ExtractStats) []claims.Claim {
 	if stats == nil {
 		stats = &ExtractStats{}
 	}
 	stats.Outputs++
 	runes := []rune(o.Text)
 	seen := map[string]bool{}
-	var out []Claim
+	var out []claims.Claim
 	prevSubject := ""
 	for _, sp := range sentence.Split(runes) {
 		stats.Sentences++
@@ -221,7 +231,7 @@ func factual(s string) (string, string) {
 					if strings.TrimSpace(rest) == "" || strings.TrimRight(rest, ".!") == "" {
 						return "", SkipAck
 					}
-					s, lower, changed = upperFirst(rest), strings.ToLower(rest), true
+					s, lower, changed = sentence.UpperFirst(rest), strings.ToLower(rest), true
 				}
 			}
 		}
@@ -259,14 +269,6 @@ func hasWordPrefix(lower, p string) bool {
 	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 }
 
-func upperFirst(s string) string {
-	r := []rune(s)
-	if len(r) > 0 {
-		r[0] = unicode.ToUpper(r[0])
-	}
-	return string(r)
-}
-
 // splitCompound splits "Paris is in France and Berlin is in Germany" into
 // two claims. It splits at ", and", " and", " but", " while", "; " and
 // " whereas" only when both sides are clauses (a verb on each side, and the
@@ -298,7 +300,7 @@ func splitCompound(s string) []string {
 			left = append(append([]string(nil), left[:len(left)-1]...), strings.TrimRight(left[len(left)-1], ",;"))
 		}
 		l := strings.Join(left, " ") + "."
-		rest := splitCompound(upperFirst(strings.Join(right, " ")) + end)
+		rest := splitCompound(sentence.UpperFirst(strings.Join(right, " ")) + end)
 		return append([]string{l}, rest...)
 	}
 	return []string{s}
@@ -355,8 +357,8 @@ func dedupeKey(s string) string {
 }
 
 // claim builds one claim from an atomic sentence, or says why it is skipped.
-func (o Output) claim(text string, cites []string, opts ExtractOptions) (Claim, string) {
-	c := Claim{SourceID: o.ID, Text: text, Modality: "assertion", Polarity: "positive", Cite: cites}
+func (o Output) claim(text string, cites []string, opts ExtractOptions) (claims.Claim, string) {
+	c := claims.Claim{SourceID: o.ID, Text: text, Modality: "assertion", Polarity: "positive", Cite: cites}
 	c.ID = claimID(o.ID, text)
 	if reNegation.MatchString(text) {
 		c.Polarity = "negative"
@@ -382,18 +384,18 @@ func (o Output) claim(text string, cites []string, opts ExtractOptions) (Claim, 
 		c.Notes = joinNote(c.Notes, "hedged: "+strings.ToLower(hedge))
 		c.Modality = "possibility"
 	}
-	numM, hasNum := findNumeric(text)
+	numM, hasNum := numeric.FirstMention(text)
 	num := numM.Quantity
 	switch {
 	case hasNum:
 		c.Type = "numeric"
-		c.Qualifiers.Quantity = StrScalar(num.Text)
+		c.Qualifiers.Quantity = claims.StrScalar(num.Text)
 		c.Qualifiers.Unit = num.Unit
-		c.Normalization.Value = NumScalar(num.Value)
+		c.Normalization.Value = claims.NumScalar(num.Value)
 	case reYear.MatchString(text) || reMonth.MatchString(text) || reTemporal.MatchString(text):
 		c.Type = "temporal"
 		if y := reYear.FindString(text); y != "" {
-			c.Timeframe = &Timeframe{Start: y + "-01-01", End: y + "-12-31"}
+			c.Timeframe = &claims.Timeframe{Start: y + "-01-01", End: y + "-12-31"}
 		}
 	case rePolicy.MatchString(text):
 		c.Type = "policy"
@@ -421,7 +423,7 @@ func joinNote(a, b string) string {
 // importance follows seed 002 §3.5: a direct answer to the query or a
 // numeric claim is critical; a policy or a claim with importance markers is
 // material; the rest is minor.
-func importance(c Claim, query string) string {
+func importance(c claims.Claim, query string) string {
 	switch {
 	case isDirectAnswer(c.Text, query), c.Type == "numeric":
 		return "critical"
@@ -451,11 +453,16 @@ func isDirectAnswer(claim, query string) bool {
 	return hit >= 2 && 2*hit >= len(q)
 }
 
+// ContentWords returns the distinct lower-case words of s of three letters
+// or more that are not stopwords, in order: what the Jaccard similarity of
+// fact matching and the direct-answer test compare.
+func ContentWords(s string) []string { return contentWords(s) }
+
 func contentWords(s string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(w) < 3 || stopwords[w] || seen[w] {
+		if len(w) < 3 || sentence.IsStopword(w) || seen[w] {
 			continue
 		}
 		seen[w] = true
@@ -463,16 +470,6 @@ func contentWords(s string) []string {
 	}
 	return out
 }
-
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`the and for are was were has have had with from that this what which who whom how when where why
-		did does do not can could would should will may might its his her their our your there than then them they into onto about
-		many much some any all each more most other such only own same too very just also been being`) {
-		m[w] = true
-	}
-	return m
-}()
 
 // claimID is stable: the output id plus a hash of the normalised claim text,
 // so re-running extraction, or adding a claim elsewhere in the output, does
@@ -542,7 +539,7 @@ func subjectOf(s string) string {
 			return ""
 		}
 		first := strings.ToLower(words[0])
-		if subjectPronouns[first] || possessivePronouns[first] || commonOpener[first] || first == "there" ||
+		if subjectPronouns[first] || possessivePronouns[first] || sentence.IsCommonOpener(first) || first == "there" ||
 			first == "this" || first == "these" || first == "those" || first == "i" || first == "we" || first == "you" {
 			return ""
 		}

@@ -1,4 +1,4 @@
-package claims
+package extract
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ func ReadOutputsAt(ctx context.Context, r io.Reader, file string, fn func(line i
 	errs := &jsonl.ErrorList{Limit: 10000}
 	seen := map[string]int{}
 	var fnErr error
-	err := eachRecord(ctx, r, file, errs, func(rec jsonl.Record) {
+	_, err := jsonl.Each(ctx, r, file, 0, errs, func(rec jsonl.Record) {
 		if fnErr != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package claims
+package lint
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/claimaudit/claimaudit/jsonl"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -84,22 +85,22 @@ func TestClaimTypeOrder(t *testing.T) {
 	tests := []struct {
 		text, unit, pattern, want string
 	}{
-		{"Trust score: 87%", "%", PatternTrustScore, TypeTrustScore},
-		{"trust score average of 87%", "%", PatternAverage, TypeTrustScore},
-		{"average of 94%", "%", PatternAverage, TypeAverage},
-		{"average of 3x", "x", PatternAverage, TypeAverage},
-		{"3x", "x", PatternMultiplier, TypeMultiplier},
-		{"94%", "%", PatternPercentage, TypePercentage},
-		{"94 percent", "percent", PatternPercentage, TypePercentage},
-		{"25 built-in rules", "rules", PatternCount, TypeCount},
-		{"12 features", "features", PatternCount, TypeCount},
-		{"400 tests", "tests", PatternCount, TypeCount},
-		{"100ms", "ms", PatternTime, TypeTime},
-		{"30 seconds", "seconds", PatternTime, TypeTime},
-		{"5 minutes", "minutes", PatternTime, TypeTime},
-		{"5 minutes", "min", PatternTime, TypeTime},
-		{"48 passengers", "passengers", PatternCount, TypeCount},
-		{"$29", "dollars", PatternMoney, TypeOther},
+		{"Trust score: 87%", "%", numeric.PatternTrustScore, TypeTrustScore},
+		{"trust score average of 87%", "%", numeric.PatternAverage, TypeTrustScore},
+		{"average of 94%", "%", numeric.PatternAverage, TypeAverage},
+		{"average of 3x", "x", numeric.PatternAverage, TypeAverage},
+		{"3x", "x", numeric.PatternMultiplier, TypeMultiplier},
+		{"94%", "%", numeric.PatternPercentage, TypePercentage},
+		{"94 percent", "percent", numeric.PatternPercentage, TypePercentage},
+		{"25 built-in rules", "rules", numeric.PatternCount, TypeCount},
+		{"12 features", "features", numeric.PatternCount, TypeCount},
+		{"400 tests", "tests", numeric.PatternCount, TypeCount},
+		{"100ms", "ms", numeric.PatternTime, TypeTime},
+		{"30 seconds", "seconds", numeric.PatternTime, TypeTime},
+		{"5 minutes", "minutes", numeric.PatternTime, TypeTime},
+		{"5 minutes", "min", numeric.PatternTime, TypeTime},
+		{"48 passengers", "passengers", numeric.PatternCount, TypeCount},
+		{"$29", "dollars", numeric.PatternMoney, TypeOther},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, ClaimType(tt.text, tt.unit, tt.pattern), tt.text)
@@ -108,11 +109,11 @@ func TestClaimTypeOrder(t *testing.T) {
 
 // Seed 001's softening table, cell by cell.
 func TestSoftenTable(t *testing.T) {
-	pct := FindNumbers("94%")[0]
-	trust := FindNumbers("Trust score: 87%")[0]
-	count := FindNumbers("25 rules")[0]
+	pct := numeric.FindNumbers("94%")[0]
+	trust := numeric.FindNumbers("Trust score: 87%")[0]
+	count := numeric.FindNumbers("25 rules")[0]
 	tests := []struct {
-		m     Mention
+		m     numeric.Mention
 		typ   string
 		style SoftenStyle
 		want  string
@@ -126,9 +127,9 @@ func TestSoftenTable(t *testing.T) {
 		{count, TypeCount, Conservative, "over 20 rules"},
 		{count, TypeCount, Moderate, "25+ rules"},
 		{count, TypeCount, Aggressive, "dozens of rules"},
-		{FindNumbers("average of 94%")[0], TypeAverage, Conservative, "average of approximately 94%"},
-		{FindNumbers("3x faster")[0], TypeMultiplier, Moderate, "around 3x"},
-		{FindNumbers("100ms")[0], TypeTime, Aggressive, "up to 100ms"},
+		{numeric.FindNumbers("average of 94%")[0], TypeAverage, Conservative, "average of approximately 94%"},
+		{numeric.FindNumbers("3x faster")[0], TypeMultiplier, Moderate, "around 3x"},
+		{numeric.FindNumbers("100ms")[0], TypeTime, Aggressive, "up to 100ms"},
 	}
 	for _, tt := range tests {
 		got, ok := SoftenPhrase(tt.m, tt.typ, tt.style)

@@ -1,4 +1,4 @@
-package claims
+package numeric
 
 import (
 	"fmt"
@@ -131,9 +131,16 @@ func comparatorOf(qualifier string) Comparator {
 func (q Quantity) Holds(actual, relTol float64) (bool, string) {
 	ok, rel := q.holds(actual, relTol, true)
 	if ok {
-		return true, fmt.Sprintf("%s is %s", fmtNum(actual), rel)
+		return true, fmt.Sprintf("%s is %s", FormatNumber(actual), rel)
 	}
-	return false, fmt.Sprintf("%s is not %s", fmtNum(actual), rel)
+	return false, fmt.Sprintf("%s is not %s", FormatNumber(actual), rel)
+}
+
+// HoldsFor is Holds without the reason, for callers that test many values
+// and explain few (fact matching).
+func (q Quantity) HoldsFor(actual, relTol float64) bool {
+	ok, _ := q.holds(actual, relTol, false)
+	return ok
 }
 
 // holds is Holds; the description of the relation is built only when
@@ -166,20 +173,20 @@ func (q Quantity) holds(actual, relTol float64, describe bool) (bool, string) {
 	var rel string
 	switch {
 	case q.Kind == KindRange || q.Cmp == CmpBetween:
-		ok, rel = actual >= q.Lo-tiny(q.Lo) && actual <= q.Hi+tiny(q.Hi), fmt.Sprintf("in [%s, %s]", fmtNum(q.Lo), fmtNum(q.Hi))
+		ok, rel = actual >= q.Lo-tiny(q.Lo) && actual <= q.Hi+tiny(q.Hi), fmt.Sprintf("in [%s, %s]", FormatNumber(q.Lo), FormatNumber(q.Hi))
 	case q.Cmp == CmpAbove:
-		ok, rel = actual > v, "more than "+fmtNum(v)
+		ok, rel = actual > v, "more than "+FormatNumber(v)
 	case q.Cmp == CmpAtLeast:
-		ok, rel = actual >= v-tiny(v), "at least "+fmtNum(v)
+		ok, rel = actual >= v-tiny(v), "at least "+FormatNumber(v)
 	case q.Cmp == CmpBelow:
-		ok, rel = actual < v, "less than "+fmtNum(v)
+		ok, rel = actual < v, "less than "+FormatNumber(v)
 	case q.Cmp == CmpAtMost:
-		ok, rel = actual <= v+tiny(v), "at most "+fmtNum(v)
+		ok, rel = actual <= v+tiny(v), "at most "+FormatNumber(v)
 	case q.Cmp == CmpNearly:
 		lo := v - relTol*math.Abs(v)
-		ok, rel = actual <= v+tiny(v) && actual >= lo-tiny(lo), fmt.Sprintf("nearly %s (in [%s, %s])", fmtNum(v), fmtNum(lo), fmtNum(v))
+		ok, rel = actual <= v+tiny(v) && actual >= lo-tiny(lo), fmt.Sprintf("nearly %s (in [%s, %s])", FormatNumber(v), FormatNumber(lo), FormatNumber(v))
 	default:
-		ok, rel = ValuesMatch(v, actual, relTol), fmt.Sprintf("within %g%% of %s", relTol*100, fmtNum(v))
+		ok, rel = ValuesMatch(v, actual, relTol), fmt.Sprintf("within %g%% of %s", relTol*100, FormatNumber(v))
 	}
 	if q.Negated {
 		ok, rel = !ok, "not "+rel
@@ -189,3 +196,22 @@ func (q Quantity) holds(actual, relTol float64, describe bool) (bool, string) {
 
 // tiny absorbs floating-point noise in comparisons ("at least 0.3" holds for 0.1+0.2).
 func tiny(v float64) float64 { return 1e-9 * math.Max(1, math.Abs(v)) }
+
+// ValuesMatch is seed 001's tolerance test: |claimed − actual| / |actual| <=
+// relTol (equality when actual is 0).
+func ValuesMatch(claimed, actual, relTol float64) bool {
+	if actual == 0 {
+		return claimed == 0
+	}
+	return math.Abs(claimed-actual)/math.Abs(actual) <= relTol+1e-12
+}
+
+// ComparatorPhrases returns the phrases that, written before a number, set
+// its comparator ("more than", "up to", "about"), longest first.
+func ComparatorPhrases() []string {
+	out := make([]string, len(comparatorPhrases))
+	for i, p := range comparatorPhrases {
+		out[i] = p.phrase
+	}
+	return out
+}

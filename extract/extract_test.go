@@ -1,21 +1,25 @@
-package claims
+package extract
 
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+var update = flag.Bool("update", false, "rewrite golden files")
+
 // TestExtractGolden runs extraction on the committed sample of model outputs
 // and compares the claims and the skip counts with golden files
-// (go test ./claims -update refreshes them; read the diff before committing).
+// (go test ./extract -update refreshes them; read the diff before committing).
 func TestExtractGolden(t *testing.T) {
 	dir := filepath.Join("testdata", "extract")
 	out := filepath.Join(t.TempDir(), "claims.jsonl")
@@ -36,11 +40,11 @@ func TestExtractGolden(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, stats.Sentences, 40, "the sample covers at least 40 sentences")
 	// The golden claims are valid claims.
-	_, err = Load(context.Background(), out, "")
+	_, err = claims.Load(context.Background(), out, "")
 	require.NoError(t, err)
 }
 
-func texts(cs []Claim) []string {
+func texts(cs []claims.Claim) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Text)
@@ -95,7 +99,7 @@ func TestExtractFields(t *testing.T) {
 	assert.Equal(t, "passengers", c.Qualifiers.Unit)
 	assert.Equal(t, 48.2e6, c.Normalization.Value.Num)
 	assert.Equal(t, "temporal", cs[1].Type)
-	assert.Equal(t, &Timeframe{Start: "1932-01-01", End: "1932-12-31"}, cs[1].Timeframe)
+	assert.Equal(t, &claims.Timeframe{Start: "1932-01-01", End: "1932-12-31"}, cs[1].Timeframe)
 	assert.Equal(t, "policy", cs[2].Type)
 	assert.Equal(t, "material", cs[2].Importance)
 	assert.Equal(t, "definitional", cs[3].Type)

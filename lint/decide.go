@@ -1,6 +1,10 @@
-package claims
+package lint
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/claimaudit/claimaudit/label"
+)
 
 // NumericEffect is how a claim's numeric check bears on its label in an
 // audit run.
@@ -40,10 +44,10 @@ const (
 
 // LabelDecision is the final label of a claim and the rule that set it.
 type LabelDecision struct {
-	Label   Label  // "" when the claim stays abstained
-	Rule    string // RuleVerifier, RuleNumericMismatch or RuleNumericVerified
-	Flagged bool   // the numeric check found a mismatch (effects flag and override)
-	Changed bool   // Label differs from the verifier's
+	Label   label.Label // "" when the claim stays abstained
+	Rule    string      // RuleVerifier, RuleNumericMismatch or RuleNumericVerified
+	Flagged bool        // the numeric check found a mismatch (effects flag and override)
+	Changed bool        // Label differs from the verifier's
 }
 
 // DecideNumeric combines the verifier's label (empty when it abstained)
@@ -51,7 +55,7 @@ type LabelDecision struct {
 // an effect. Abstentions stand under every effect: an abstention says the
 // evidence or the confidence was too thin to decide, which a number alone
 // does not mend; a mismatch still flags them.
-func DecideNumeric(verifier Label, check *NumericCheck, effect NumericEffect) LabelDecision {
+func DecideNumeric(verifier label.Label, check *NumericCheck, effect NumericEffect) LabelDecision {
 	d := LabelDecision{Label: verifier, Rule: RuleVerifier}
 	if check == nil || effect == EffectNone || effect == "" {
 		return d
@@ -62,9 +66,9 @@ func DecideNumeric(verifier Label, check *NumericCheck, effect NumericEffect) La
 	}
 	switch {
 	case check.Status == NumericMismatch:
-		d.Label, d.Rule = Unsupported, RuleNumericMismatch
-	case check.Status == NumericVerified && verifier == Unsupported:
-		d.Label, d.Rule = Insufficient, RuleNumericVerified
+		d.Label, d.Rule = label.Unsupported, RuleNumericMismatch
+	case check.Status == NumericVerified && verifier == label.Unsupported:
+		d.Label, d.Rule = label.Insufficient, RuleNumericVerified
 	}
 	d.Changed = d.Label != verifier
 	return d

@@ -1,7 +1,8 @@
-package claims
+package lint
 
 import (
 	"fmt"
+	"github.com/claimaudit/claimaudit/numeric"
 	"regexp"
 	"strings"
 )
@@ -35,7 +36,7 @@ func ParseSeverity(s string) (Severity, error) {
 // NumericClaim is one numeric assertion found in a text by seed 001's
 // per-line patterns.
 type NumericClaim struct {
-	Mention
+	numeric.Mention
 	Line     int    // 1-based line of the text
 	LineText string // the line, the claim's context for fact matching
 	Source   string // a source the line itself names ("(source: X)", "according to X", "[cite:X]")
@@ -46,7 +47,7 @@ type NumericClaim struct {
 var (
 	// Seed 001 rule 4: hedged claims ("approximately", "about", "up to") are
 	// skipped by default.
-	hedgeComparators = map[Comparator]bool{CmpApprox: true, CmpNearly: true}
+	hedgeComparators = map[numeric.Comparator]bool{numeric.CmpApprox: true, numeric.CmpNearly: true}
 	reLintContextual = regexp.MustCompile(`(?i)\b(in this example|for example|for instance|as an example|e\.g\.|sample|hypothetical(?:ly)?|illustrative|suppose|imagine|let's say)\b`)
 	reSource         = regexp.MustCompile(`(?i)[(\[]\s*(?:source|sources|via)\s*:\s*([^)\]]+)[)\]]|\[cite:\s*([^\]]+)\]|\baccording to\s+((?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z0-9][\w&.'-]*)*)`)
 )
@@ -65,7 +66,7 @@ func NumericClaims(text string, includeHedged, includeContextual bool) []Numeric
 		}
 		contextual := reLintContextual.MatchString(line)
 		seen := map[string]bool{}
-		for _, m := range FindNumbers(line) {
+		for _, m := range numeric.FindNumbers(line) {
 			hedged := hedgeComparators[m.Cmp] || strings.EqualFold(m.Qualifier, "up to") || strings.EqualFold(m.Qualifier, "as many as")
 			if (hedged && !includeHedged) || (contextual && !includeContextual) {
 				continue
