@@ -169,7 +169,7 @@ TOKENIZERS_MOD := $(TOKENIZERS_NPM)/node_modules/tokenizers/package.json
 TOKENIZER_REF  ?= $(CURDIR)/.cache/tokenizer-ref/reference.jsonl
 TOK_TESTDATA   := adjudicate/onnx/tokenizer/testdata
 TOK_FILES      := $(addprefix $(TOK_TESTDATA)/,wordpiece.json wordpiece_cased.json bpe.json unigram.json unigram_xlmr.json) \
-                  adjudicate/onnx/testdata/tiny/tokenizer.json
+                  adjudicate/onnx/testdata/tiny/tokenizer.json models/minilm-l6-verifier/tokenizer.json
 $(TOKENIZERS_MOD):
 	mkdir -p $(TOKENIZERS_NPM)
 	cd $(TOKENIZERS_NPM) && npm install --no-audit --no-fund --no-save --loglevel=error tokenizers@$(TOKENIZERS_VERSION)
