@@ -118,7 +118,8 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	c := v.Claim
 	rec := reports.Record{ClaimID: c.ID, SourceID: c.SourceID, Text: c.Text, ClaimType: c.Type, Importance: c.Importance,
 		Temperature: d.t, Rationale: v.Verdict.Rationale, LatencyMS: v.LatencyMS, Verifier: o.VerifierName, RunID: runID,
-		Abstained: out.Abstained, Meta: c.Meta, ClaimIndex: int64(v.Index)}
+		Abstained: out.Abstained, Meta: c.Meta, ClaimIndex: int64(v.Index),
+		RunInstance: o.Instance.ID, StartedAt: o.Instance.Millis()}
 	if c.Label.Valid() {
 		rec.GoldLabel = ptr(c.Label.String())
 	}
@@ -134,9 +135,11 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 		rec.EvidenceUsed = &reports.EvidenceUsed{PassageID: v.Passages[i].ID, Rank: int32(i + 1)}
 	}
 	if v.Err != "" {
-		rec.Error = ptr(v.Err)
+		rec.Error = ptr(o.red.Redact(v.Err))
 		rec.Rationale = "adjudication failed: " + v.Err
 	}
+	// The one redaction, on the joined string (never a piece of it).
+	rec.Rationale = o.red.Redact(rec.Rationale)
 	if d.scored {
 		z := v.Verdict.Logits
 		rec.LogitSupported, rec.LogitUnsupp, rec.LogitInsuff = ptr(z[0]), ptr(z[1]), ptr(z[2])

@@ -7,9 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -18,6 +22,7 @@ import (
 	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/numeric"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
 )
 
@@ -32,6 +37,9 @@ const (
 type Options struct {
 	CorpusPath, SpansPath, ClaimsPath, GoldPath string
 	OutDir                                      string
+	// red redacts the verifier's secrets from every string the run writes
+	// (set once the verifier is made).
+	red adjudicate.Redactor
 	// WriteDir is where the run's files are written: the staging folder
 	// of OutDir that the caller commits (package outdir). Default OutDir.
 	WriteDir string
@@ -59,6 +67,11 @@ type Options struct {
 	Folds             int     // cross-fitting folds; default metrics.DefaultFolds
 	MinCalibration    int     // fewest labelled claims to fit a temperature on; default metrics.DefaultMinCalibration
 	Resume            bool    // reuse verdicts cached in OutDir/.cache
+	// StrictGold makes a gold line naming a claim not in the claims file
+	// an error; otherwise such lines are ignored and counted
+	// (Result.IgnoredGold, and a warning): a run over a sample of the
+	// claims with the full gold file.
+	StrictGold bool
 	// Shard, when it splits the run (Count > 1), audits only the claims
 	// claims.ShardOf assigns it: their records are decided at T = 1 and
 	// no reports are written; `audit report` over every shard's records
@@ -75,6 +88,9 @@ type Options struct {
 	NumericEffect lint.NumericEffect
 
 	ToolVersion string
+	// Instance identifies this execution (run_instance, started_at in every
+	// file); the zero value draws one when Run starts.
+	Instance    reports.Instance
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 	SliceBy     []string       // claim metadata keys to slice on (--slice-by meta.KEY)
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
@@ -102,6 +118,10 @@ type Result struct {
 	Timings      reports.Timings
 	Tables       *reports.Tables // nil for a shard
 	CacheHits    int             // verdicts reused from the --resume cache
+	Instance     reports.Instance
+	// IgnoredGold counts gold lines for claims not in this run (ignored
+	// unless Options.StrictGold).
+	IgnoredGold int
 
 	errors []reports.Record // the misclassified claims report.html shows
 }
@@ -110,13 +130,26 @@ type Result struct {
 // the records are written all the same, each saying why.
 var ErrTooManyErrors = errors.New("too many claims could not be adjudicated")
 
+// ErrNoClaims is a claims file without a claim (empty, blank lines, a
+// byte-order mark only): an input error, never an empty run.
+var ErrNoClaims = errors.New("no claims in the file (empty, blank or a byte-order mark only): nothing to audit")
+
 // Run audits the claims: every input claim gives exactly one record. The
 // stages run in order, each timed: validate the claims, ensure the index,
 // retrieve and verify into a spool, calibrate, decide and write the
 // records, compute and write the reports.
+//
+// Every string the run writes passes one Redactor of the verifier's
+// secrets (adjudicate.SecretHolder): records' rationale and error, the
+// reports made from them, and the error Run returns.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	res, err := o.run(ctx)
+	return res, o.red.Error(err)
+}
+
+func (o *Options) run(ctx context.Context) (*Result, error) {
 	o.defaults()
-	res := &Result{}
+	res := &Result{Instance: o.Instance}
 	tm, st := &res.Timings, o.Stage
 	in, err := timed(st, "validate", &tm.Validate, func() (*inputs, error) { return o.readInputs(ctx) })
 	if err != nil {
@@ -127,13 +160,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer ix.Close()
+	if err := o.warnUnknownEvidence(ctx, in, ix); err != nil {
+		return nil, err
+	}
 	v, err := o.verifier(ix)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { closeIfCloser(v) }()
 	version := versionOf(v, o.VerifierName)
-	res.RunID = runID(in, ix, o, version)
+	res.RunID = runID(in, ix, *o, version)
+	res.IgnoredGold = in.ignoredGold
 	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
@@ -156,7 +193,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	if o.Shard.Sharded() {
-		err = reports.WriteManifest(o.WriteDir, reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion}, o.manifest(in, ix, version, res))
+		err = reports.WriteManifest(o.WriteDir, reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion, Instance: o.Instance}, o.manifest(in, ix, version, res))
 	} else {
 		res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(ctx, in, ix, version, res) })
 	}
@@ -223,6 +260,9 @@ func (o *Options) defaults() {
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if o.Instance.ID == "" {
+		o.Instance = reports.NewInstance(time.Now())
+	}
 }
 
 // inputs are the validated claims file (and gold) with their hashes.
@@ -232,12 +272,15 @@ type inputs struct {
 	// evidence are the gold evidence ids the gold file names, by claim.
 	evidence map[string][]string
 	files    []corpus.Input // claims and gold, hashed
+	// ignoredGold counts gold lines naming claims not in the claims file.
+	ignoredGold int
 }
 
 // readInputs validates the claims and gold (every defect is reported at
 // file:line:col) and hashes them for the run id and manifest.
 func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	cv := claims.NewValidator(false)
+	cv.IgnoreUnknownGold = !o.StrictGold
 	if err := cv.ReadFile(ctx, "claims", o.ClaimsPath); err != nil {
 		return nil, err
 	}
@@ -249,8 +292,12 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	if err := cv.Errors().Err(); err != nil {
 		return nil, err
 	}
-	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence()}
+	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence(), ignoredGold: cv.UnknownGold()}
 	in.total, _ = cv.Counts()
+	if in.total == 0 {
+		// An empty records.parquet that report then refuses helps nobody.
+		return nil, fmt.Errorf("%s: %w", o.ClaimsPath, ErrNoClaims)
+	}
 	if o.Shard.Sharded() {
 		var err error
 		if in.total, err = o.shardCount(ctx); err != nil {
@@ -312,11 +359,14 @@ func (o *Options) openIndex(ctx context.Context) (*index, error) {
 // verifier makes the verifier, wrapped by the verdict cache with --resume.
 func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 	v, err := o.NewVerifier(ix.Index)
+	if err == nil {
+		o.red = adjudicate.NewRedactor(adjudicate.SecretsOf(v)...)
+	}
 	if err != nil || !o.Resume {
 		return v, err
 	}
 	dir := filepath.Join(o.OutDir, ".cache")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := cacheFolder(dir); err != nil {
 		closeIfCloser(v)
 		return nil, err
 	}
@@ -326,6 +376,57 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 		return nil, err
 	}
 	return WithCache(v, c), nil
+}
+
+// warnUnknownEvidence says once (a warning with the count and the first
+// few) when gold evidence ids name no span or document of the corpus:
+// retrieval recall and MRR count such evidence as never retrieved, which
+// would otherwise read as a retrieval failure.
+func (o *Options) warnUnknownEvidence(ctx context.Context, in *inputs, ix *index) error {
+	var ids []string
+	for _, evs := range in.evidence {
+		ids = append(ids, evs...)
+	}
+	sort.Strings(ids)
+	ids = slices.Compact(ids)
+	var unknown []string
+	for _, id := range ids {
+		_, ok, err := ix.Passage(ctx, id)
+		if err == nil && !ok {
+			ok, err = ix.HasDoc(ctx, id)
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		o.Log.Warn("gold evidence ids name no span or document of the corpus; retrieval recall and MRR count them as never retrieved",
+			"ids", len(unknown), "of", len(ids), "first", strings.Join(unknown[:min(5, len(unknown))], ", "))
+	}
+	return nil
+}
+
+// cacheFolder makes the verdict cache's folder, marked as the tool's
+// (outdir.OwnTag) when the tool creates it or the cache file in it; an
+// existing cache file must be a regular file.
+func cacheFolder(dir string) error {
+	db := filepath.Join(dir, "verdicts.db")
+	st, err := os.Lstat(db)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return fmt.Errorf("%s %w: not a regular file, so not a verdict cache; move it away", db, outdir.ErrNotOurs)
+	case err == nil:
+		return nil // an existing cache: OpenCache replaces it only in a folder marked as ours
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return outdir.MarkOwned(dir)
 }
 
 // closeIfCloser releases what a verifier holds (an ONNX session, a cache).

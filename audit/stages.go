@@ -111,8 +111,10 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 			if r.Err == nil {
 				r.Err = checkProbabilities(r.Verdict.Logits)
 			}
+			s.Verdict.Rationale = o.red.Redact(s.Verdict.Rationale)
 			if r.Err != nil {
-				s.Err = r.Err.Error()
+				s.Err = o.red.Redact(r.Err.Error())
+				s.Verdict = adjudicate.Verdict{Passage: -1}
 				res.Errors++
 			}
 			done++
@@ -299,7 +301,7 @@ func (o *Options) calibrateOutcomes(prelim []metrics.Outcome) calibration {
 // writeRecords decides every claim at its temperature and writes
 // records.parquet; the metrics outcomes come from the same decisions.
 func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, res *Result) ([]metrics.Outcome, error) {
-	w, err := reports.NewParquetWriter[reports.Record](filepath.Join(o.WriteDir, "records.parquet"), reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion})
+	w, err := reports.NewParquetWriter[reports.Record](filepath.Join(o.WriteDir, "records.parquet"), reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion, Instance: o.Instance})
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +360,8 @@ func (m interner) of(s string) string {
 // computation is abandoned and nothing is written.
 func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verifierVersion string, res *Result) (*reports.Tables, error) {
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
-		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, verifierVersion, res)}
+		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, verifierVersion, res),
+		Warnings: goldWarnings(in, o.GoldPath), Instance: o.Instance}
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err
@@ -403,4 +406,14 @@ func checkProbabilities(z [3]float64) error {
 		}
 	}
 	return nil
+}
+
+// goldWarnings says what of the gold file the run left out: labels for
+// claims not in the claims file (a sample's run with the full gold file).
+func goldWarnings(in *inputs, goldPath string) []string {
+	if in.ignoredGold == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %d gold labels name claims not in this run and were ignored (--strict-gold makes them an error)",
+		goldPath, in.ignoredGold)}
 }

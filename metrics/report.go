@@ -32,6 +32,7 @@ var claimNames = []string{
 	"recall_supported", "recall_unsupported", "recall_insufficient",
 	"f1_supported", "f1_unsupported", "f1_insufficient",
 	"tier1_fa_conditional", "tier1_fa_unconditional", "tier2_fa_conditional", "tier2_fa_unconditional",
+	"tier1_fa_of_gold_negatives", "tier2_fa_of_gold_unsupported",
 	"selective_risk", "ece_10", "ece_15", "ece_em_10", "classwise_ece", "mce", "brier", "nll",
 	"aurc", "e_aurc", "temperature", "pass_rate", "false_positive_rate", "false_negative_rate",
 	"evidence_coverage", "unsupported_rate", "latency_p50_ms", "latency_p99_ms",
@@ -40,6 +41,12 @@ var claimNames = []string{
 // DegenerateShare: a verifier whose most frequent predicted label covers at
 // least this share of answered claims is degenerate.
 const DegenerateShare = 0.95
+
+// DegenerateMinAnswered is the fewest answered claims the share test of
+// degenerate_verifier needs (the verifier method's flags measure over at
+// least 100): one claim predicted supported is 100% supported, not a
+// collapsed verifier.
+const DegenerateMinAnswered = 100
 
 // Evaluation is every metric of Names for one set of outcomes, with 95%
 // bootstrap intervals for BootstrapMetrics (none for an undefined value).
@@ -101,7 +108,7 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 }
 
 // degenerate is 1 when one predicted label covers at least DegenerateShare
-// of answered claims, or accuracy does not exceed the upper end of the
+// of answered claims (from DegenerateMinAnswered up), or accuracy does not exceed the upper end of the
 // majority baseline's interval; 0 when neither; NaN when no claim was
 // answered, or when the first test passes and there is no gold to run the
 // second.
@@ -110,7 +117,7 @@ func degenerate(c Counts, accuracy, majorityHigh float64) float64 {
 		return math.NaN()
 	}
 	for _, n := range c.PredictedTotal {
-		if float64(n) >= DegenerateShare*float64(c.Answered) {
+		if c.Answered >= DegenerateMinAnswered && float64(n) >= DegenerateShare*float64(c.Answered) {
 			return 1
 		}
 	}
@@ -164,6 +171,7 @@ func pointValues(outs []Outcome, t float64, c Counts) map[string]float64 {
 		"binary_balanced_accuracy": c.BinaryBalancedAccuracy(), "binary_auc": auc[Supported],
 		"tier1_fa_conditional": c.Tier1FAConditional(), "tier1_fa_unconditional": c.Tier1FAUnconditional(),
 		"tier2_fa_conditional": c.Tier2FAConditional(), "tier2_fa_unconditional": c.Tier2FAUnconditional(),
+		"tier1_fa_of_gold_negatives": c.Tier1FAOfGoldNegatives(), "tier2_fa_of_gold_unsupported": c.Tier2FAOfGoldUnsupported(),
 		"selective_risk": c.SelectiveRisk(), "ece_10": cal.ECE10, "ece_15": cal.ECE15, "ece_em_10": cal.ECEEqualMass,
 		"classwise_ece": cal.ClasswiseECE, "mce": cal.MCE, "brier": cal.Brier, "nll": cal.NLL,
 		"aurc": aurc, "e_aurc": aurc - OracleAURC(len(s), errs), "temperature": t,
@@ -244,6 +252,14 @@ func Undefined(name string, c Counts) string {
 			return "no claim has a gold label"
 		}
 		return ""
+	case "tier1_fa_of_gold_negatives", "tier2_fa_of_gold_unsupported":
+		if c.Labelled == 0 {
+			return "no claim has a gold label"
+		}
+		if name == "tier2_fa_of_gold_unsupported" {
+			return "no claim has gold label unsupported"
+		}
+		return "no claim has gold label unsupported or insufficient"
 	case "false_positive_rate", "false_negative_rate":
 		g := Unsupported
 		if name == "false_negative_rate" {

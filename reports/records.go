@@ -125,6 +125,11 @@ type Record struct {
 	GoldEvidence          []string `parquet:"gold_evidence,list"`
 	GoldEvidenceRetrieved *bool    `parquet:"gold_evidence_retrieved,optional"`
 	GoldEvidenceRank      *int32   `parquet:"gold_evidence_rank,optional"`
+
+	// RunInstance and StartedAt identify the execution (Instance): unlike
+	// run_id, two runs of one configuration differ in them.
+	RunInstance string `parquet:"run_instance,dict"`
+	StartedAt   int64  `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // RowGroupRows bounds a row group, so readers stream large files.
@@ -185,16 +190,22 @@ func (a *AtomicFile) Abort() {
 type Meta struct {
 	RunID       string
 	ToolVersion string
+	Instance    Instance // claimaudit.run_instance and claimaudit.started_at when set
 }
 
 func writerOptions(m Meta) []parquet.WriterOption {
-	return []parquet.WriterOption{
+	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{}),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		parquet.KeyValueMetadata("claimaudit.run_id", m.RunID),
 		parquet.KeyValueMetadata("claimaudit.tool_version", m.ToolVersion),
 		parquet.KeyValueMetadata("claimaudit.schema_version", SchemaVersion),
 	}
+	if m.Instance.ID != "" {
+		opts = append(opts, parquet.KeyValueMetadata("claimaudit.run_instance", m.Instance.ID),
+			parquet.KeyValueMetadata("claimaudit.started_at", m.Instance.Stamp()))
+	}
+	return opts
 }
 
 // ParquetWriter streams rows of T into an atomic file.

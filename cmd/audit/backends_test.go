@@ -92,12 +92,13 @@ func TestInterruptedMessageGivesTheResumeCommand(t *testing.T) {
 	e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, backends: defaultBackends()}
 	cmd := newRunCmd(e)
 	require.NoError(t, cmd.ParseFlags([]string{"--corpus", "c.jsonl", "--claims", "my claims.jsonl", "--out", "o", "--k", "7"}))
-	msg := interruptedMessage(cmd, audit.Options{OutDir: "o"})
+	msg := interruptedMessage(cmd, audit.Options{OutDir: "o"}, "")
 	assert.Contains(t, msg, "no verdicts were kept")
 	assert.Contains(t, msg, "audit run --claims 'my claims.jsonl' --corpus c.jsonl --k 7 --out o --resume")
 
-	msg = interruptedMessage(cmd, audit.Options{OutDir: "o", Resume: true})
+	msg = interruptedMessage(cmd, audit.Options{OutDir: "o", Resume: true}, "bin/audit")
 	assert.Contains(t, msg, "kept in o/.cache")
+	assert.Contains(t, msg, "\n  bin/audit run --claims", "the program as invoked")
 	assert.Equal(t, "'it'\\''s'", shellQuote("it's"))
 	assert.Equal(t, "''", shellQuote(""))
 }

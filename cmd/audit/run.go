@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/remote"
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/lint"
@@ -126,6 +128,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.NumericPolicy, "numeric-policy", numeric.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(numeric.Policies, ", "))
 	f.StringVar(&r.numericEffect, "numeric-effect", string(lint.EffectFlag), "what the numeric check does to the label: none, flag or override")
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
+	f.BoolVar(&o.StrictGold, "strict-gold", false, "a gold label for a claim not in --claims is an error (default: ignored, and counted in a warning, so a sample of the claims runs with the full gold file)")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	r.out.add(f, true)
@@ -146,6 +149,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if err := requireRegular(cmd.Flags(), "corpus", "spans", "claims", "gold"); err != nil {
 		return err
 	}
+	if err := requireClaims(r.o.ClaimsPath); err != nil {
+		return err
+	}
 	o := &r.o
 	if r.tempFrom != "" {
 		if cmd.Flags().Changed("calibrate") && o.Calibrate != audit.CalibrateFixed || cmd.Flags().Changed("temperature") {
@@ -157,8 +163,8 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		}
 		o.Calibrate, o.Temperature, o.TemperatureFrom = audit.CalibrateFixed, t, r.tempFrom
 	}
-	if o.Folds < 2 || o.MinCalibration < 1 {
-		return usageErrorf("--folds must be >= 2 and --min-calibration >= 1")
+	if o.Folds < 2 || o.Folds > metrics.MaxFolds || o.MinCalibration < 1 {
+		return usageErrorf("--folds must be from 2 to %d and --min-calibration >= 1", metrics.MaxFolds)
 	}
 	if math.IsNaN(o.Temperature) || math.IsInf(o.Temperature, 0) || o.Temperature < 0 {
 		return usageErrorf("--temperature %v is not a positive number", o.Temperature)
@@ -289,12 +295,19 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 			// The bar's line does not end until it finishes: start afresh.
 			fmt.Fprintln(r.e.stderr)
 		}
-		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o))
+		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o, r.e.argv0))
 		// The message says it all; no "context canceled" after it.
 		return &exitError{code: exitInterrupted, err: err, quiet: true}
 	}
 	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 		return err
+	}
+	if res.Tables != nil {
+		// A gate over a slice no claim is in is a misspelling: nothing is
+		// committed, exit 2.
+		if serr := reports.UnknownSlices(o.Gates, &res.Tables.Summary); serr != nil {
+			return usageErrorf("--fail-on: %v", serr)
+		}
 	}
 	// The run's files enter --out as a whole, or (interrupted) not at all.
 	if cerr := out.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit run", RunID: res.RunID}); cerr != nil {
@@ -323,6 +336,9 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 // temperatureFrom reads the full-data temperature an earlier run fitted
 // from its summary.json.
 func temperatureFrom(dir string) (float64, error) {
+	if err := outdir.Check(dir); err != nil {
+		return 0, err // a folder killed while committing may mix two runs' files
+	}
 	path := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -350,16 +366,20 @@ func temperatureFrom(dir string) (float64, error) {
 }
 
 // interruptedMessage says what an interrupted run kept and the exact
-// command that picks up where it stopped.
-func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
-	args := []string{"audit", "run"}
+// command that picks up where it stopped, with the program as invoked
+// (argv0; "audit" when unknown).
+func interruptedMessage(cmd *cobra.Command, o audit.Options, argv0 string) string {
+	if argv0 == "" {
+		argv0 = "audit"
+	}
+	args := []string{shellQuote(argv0), "run"}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		switch v := f.Value.(type) {
 		case pflag.SliceValue: // --slice-by a,b: not pflag's "[a,b]"
 			args = append(args, "--"+f.Name, shellQuote(strings.Join(v.GetSlice(), ",")))
 		default:
 			if f.Name != "resume" {
-				args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+				args = append(args, "--"+f.Name, shellQuote(withoutUserinfo(f.Value.String())))
 			}
 		}
 	})
@@ -369,6 +389,16 @@ func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
 		kept = "no records were written; the verdicts finished so far are kept in " + filepath.Join(o.OutDir, ".cache")
 	}
 	return fmt.Sprintf("interrupted: %s.\nTo continue (reusing cached verdicts from now on):\n  %s", kept, strings.Join(args, " "))
+}
+
+// withoutUserinfo drops user:password@ from a value that is a URL (an
+// --endpoint): a message printed to a terminal or a log never carries it
+// (the rerun supplies credentials as the first run did).
+func withoutUserinfo(v string) string {
+	if u, err := url.Parse(v); err == nil && u.User != nil && u.Host != "" {
+		return remote.RedactURL(v)
+	}
+	return v
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -401,7 +431,7 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	if asJSON {
 		return printJSON(e, res.Tables.Summary)
 	}
-	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", plural(res.Records, "claim"), o.OutDir, res.RunID)
+	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", claimsHeadline(res.Records, res.Tables.Summary.Labelled, "claim"), o.OutDir, res.RunID)
 	if err := reports.PrintTables(e.stdout, &res.Tables.Summary); err != nil {
 		return err
 	}
@@ -418,4 +448,16 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	fmt.Fprintf(e.stdout, "time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
 		float64(res.Records)/total, busy, 100*busy/total)
 	return nil
+}
+
+// claimsHeadline is the count of claims as a headline states it, with the
+// labelled ones when not all are: "600 claims (300 of 600 labelled)".
+func claimsHeadline(n, labelled int, noun string) string {
+	switch {
+	case n == 0 || labelled == n:
+		return plural(n, noun)
+	case labelled == 0:
+		return plural(n, noun) + " (no gold labels)"
+	}
+	return fmt.Sprintf("%s (%s)", plural(n, noun), reports.LabelledOf(labelled, n))
 }
