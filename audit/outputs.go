@@ -158,12 +158,15 @@ func Revision(d RevisionDecision, coverage float64) string {
 // CONTINUE; unsupported (REFUTED) with confidence >= 0.7 → BRANCH below
 // MaxBranches branches and ABSTAIN from there, below 0.7 → CONTINUE;
 // insufficient → BRANCH below MaxBranches, CONTINUE from there. A claim
-// with no decision (abstained) is ABSTAIN.
-func ClaimAction(abstained bool, pred metrics.Class, conf *float64, branches int) string {
+// with no decision (abstained) is ABSTAIN. branchAt, when above 0.7, is
+// the raised threshold of a degenerate-unsupported verifier (seed 004
+// §7.9: BranchThresholdDegenerate).
+func ClaimAction(abstained bool, pred metrics.Class, conf *float64, branches int, branchAt float64) string {
+	branchAt = max(branchAt, BranchThreshold)
 	switch {
 	case abstained:
 		return ActionAbstain
-	case pred == metrics.Unsupported && conf != nil && *conf >= 0.7:
+	case pred == metrics.Unsupported && conf != nil && *conf >= branchAt:
 		if branches < MaxBranches {
 			return ActionBranch
 		}
@@ -402,11 +405,11 @@ const (
 	FlagExtractionError = "extraction_error" // the output's claims could not be extracted
 )
 
-// claimFlags are a claim's risk flags, derived from its record. This is the
-// one place that reads them: when records carry the labelling rules' own
-// flags column, its values join these here.
+// claimFlags are a claim's risk flags: the labelling rules that fired on it
+// (the record's flags: hedge, qualifier, conflict, stale, fallback…) and
+// what its record says besides. This is the one place that reads them.
 func claimFlags(rec reports.Record, e LedgerEntry) []string {
-	var f []string
+	f := slices.Clone(rec.Flags)
 	if e.Verdict == metrics.VerdictContradicted {
 		f = append(f, FlagContradicted)
 	}

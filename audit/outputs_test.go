@@ -185,7 +185,7 @@ func entry(id, label string, conf float64, branches int) LedgerEntry {
 	default:
 		e.Verdict = metrics.VerdictSupported
 	}
-	e.Action = ClaimAction(false, pred, e.Confidence, branches)
+	e.Action = ClaimAction(false, pred, e.Confidence, branches, 0)
 	return e
 }
 
@@ -246,9 +246,9 @@ func TestBranchSuccessRateHandCount(t *testing.T) {
 	// insufficient at 3 branches continues.
 	assert.Equal(t, ActionAbstain, *rows[4].OverallAction)
 	assert.Contains(t, *rows[4].AbstentionMessage, "after 3 regenerations")
-	assert.Equal(t, ActionContinue, ClaimAction(false, metrics.Insufficient, ptr(0.9), 3))
-	assert.Equal(t, ActionBranch, ClaimAction(false, metrics.Insufficient, ptr(0.9), 2))
-	assert.Equal(t, ActionContinue, ClaimAction(false, metrics.Unsupported, ptr(0.6), 0))
+	assert.Equal(t, ActionContinue, ClaimAction(false, metrics.Insufficient, ptr(0.9), 3, 0))
+	assert.Equal(t, ActionBranch, ClaimAction(false, metrics.Insufficient, ptr(0.9), 2, 0))
+	assert.Equal(t, ActionContinue, ClaimAction(false, metrics.Unsupported, ptr(0.6), 0, 0))
 	// Attempt 2 and up: the revision loop has stopped (seed 002: two
 	// revisions at most); short of coverage it abstains.
 	assert.Equal(t, ReasonMaxRevisions, *rows[7].RevisionReason)
