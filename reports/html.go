@@ -46,6 +46,8 @@ type htmlReport struct {
 	Settings         string
 	Abstained        string
 	Glossary         []GlossaryEntry
+	Rules            []RuleRow
+	Bounds           []BoundRow
 }
 
 type htmlMetric struct {
@@ -113,7 +115,7 @@ func interval(s *Summary, name string) string {
 // as SVG data, no scripts and nothing fetched.
 func (t *Tables) html(figs []*figure) ([]byte, error) {
 	s := &t.Summary
-	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors, Glossary: Glossary}
+	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors, Glossary: Glossary, Rules: ruleRows(s), Bounds: boundRows(s)}
 	r.Date, r.ClaimsLine, r.Inputs, r.Settings = htmlHeader(s, &t.manifest)
 	r.Abstained = "—"
 	if v := s.Metrics["abstained"]; v != nil {

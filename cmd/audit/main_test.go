@@ -23,6 +23,12 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"audit": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// audit with one more backend, nan: the lexical verifier, but NaN
+		// logits for the claims --nan-ids names (a corrupted model).
+		"audit-nan": func() {
+			e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, backends: append(defaultBackends(), nanBackend())}
+			os.Exit(runWith(context.Background(), e, os.Args[1:]))
+		},
 	})
 }
 
