@@ -251,10 +251,18 @@ func countMention(m string) (Quantity, bool) {
 	if sentence.IsStopword(unit) || unit == "of" || unit == "in" || unit == "to" || unit == "a" {
 		return q, false
 	}
+	// A unit of the table is named as the table names it ("metres" → "m"),
+	// so that it agrees with the same unit parsed from a claim; an area or
+	// a volume ("312 square kilometres") is not a length and keeps its word.
 	q.Unit = unit
+	if n < 2 || !areaOrVolume[strings.ToLower(words[n-2])] {
+		q.Unit, _ = CanonicalUnit(unit)
+	}
 	q.Text = strings.TrimSpace(m[:loc[1]] + " " + strings.Join(words[:n], " "))
 	return q, true
 }
+
+var areaOrVolume = map[string]bool{"square": true, "sq": true, "cubic": true, "cu": true}
 
 // isYear reports a bare four-digit number 1000–2999 without separators:
 // "in 2021", "2021 was": a year, which makes a temporal claim, not a
