@@ -1,6 +1,9 @@
 package adjudicate
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // PairIndex names one (claim, passage) pair a cross-encoder scored: Claim
 // and Passage index a batch (a claim without passages is scored once, with
@@ -29,7 +32,10 @@ func EvidenceEitherWay(p [3]float64) float64 { return math.Max(p[Supported], p[U
 // Strongest turns per-pair logits into one verdict per claim: the deciding
 // passage is the pair whose probabilities have the greatest strength (the
 // first one on ties), and its raw logits become the claim's. Passage is -1
-// for a claim without passages; Rationale is left to the caller.
+// for a claim without passages; Rationale is left to the caller. Every
+// pair's logits pass CheckLogits first: a claim with any pair that fails
+// gets that error as its verdict's Err (never a verdict decided by the
+// other pairs, never a skipped pair).
 func Strongest(batch []Pair, pairs []PairIndex, logits [][3]float64, strength func(p [3]float64) float64) []Verdict {
 	out := make([]Verdict, len(batch))
 	best := make([]float64, len(batch))
@@ -38,6 +44,16 @@ func Strongest(batch []Pair, pairs []PairIndex, logits [][3]float64, strength fu
 		best[i] = -1
 	}
 	for i, e := range pairs {
+		if out[e.Claim].Err != nil {
+			continue
+		}
+		if err := CheckLogits(logits[i]); err != nil {
+			if len(batch[e.Claim].Passages) > 0 {
+				err = fmt.Errorf("passage %d: %w", e.Passage, err)
+			}
+			out[e.Claim] = Verdict{Passage: -1, Err: err}
+			continue
+		}
 		s := strength(Probabilities(logits[i]))
 		if s > best[e.Claim] {
 			best[e.Claim] = s

@@ -2,16 +2,10 @@ package adjudicate
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 )
-
-// ErrInvalidLogits marks a verdict whose logits are NaN or infinite: the
-// claim gets an error, never a silent label (seed 004's corrupted model).
-var ErrInvalidLogits = errors.New("verifier returned NaN or infinite logits")
 
 // SchedulerOptions tune Schedule. Zero values take the defaults.
 type SchedulerOptions struct {
@@ -57,7 +51,9 @@ func (b *batch[T]) pairs() []Pair {
 // Schedule verifies a stream of pairs in batches and calls emit with every
 // result in input order. A batch that fails (after retrying transient
 // errors) gives each of its pairs an error result and the run goes on; so
-// does a verdict with NaN or infinite logits. Schedule returns when the
+// does a verdict whose Err is set or whose logits fail CheckLogits (that
+// claim alone gets the error, matching ErrInvalidLogits, and a zero
+// verdict). Schedule returns when the
 // input is closed and every result emitted, when emit returns an error, or
 // when ctx is cancelled (returning ctx's error).
 func Schedule[T any](ctx context.Context, v Verifier, in <-chan Job[T], opts SchedulerOptions, emit func(Result[T]) error) error {
@@ -205,13 +201,18 @@ func verifyBatch[T any](ctx context.Context, v Verifier, b *batch[T], opts Sched
 			rs[i].Err = fmt.Errorf("verify batch of %d (after %d tries): %w", len(pairs), tries, err)
 			continue
 		}
-		rs[i].Verdict = verdicts[i]
-		for _, z := range verdicts[i].Logits {
-			if math.IsNaN(z) || math.IsInf(z, 0) {
-				rs[i].Err = fmt.Errorf("claim %s: logits %v: %w", rs[i].Pair.ClaimID, verdicts[i].Logits, ErrInvalidLogits)
-				break
-			}
+		vd := verdicts[i]
+		if vd.Err == nil {
+			vd.Err = CheckLogits(vd.Logits)
 		}
+		if vd.Err != nil {
+			// Nothing of a failed verdict travels on (a NaN would not even
+			// encode into the spool).
+			rs[i].Err = fmt.Errorf("claim %s: %w", rs[i].Pair.ClaimID, vd.Err)
+			rs[i].Verdict = Verdict{Passage: -1}
+			continue
+		}
+		rs[i].Verdict = vd
 	}
 	return rs
 }

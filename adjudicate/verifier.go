@@ -50,6 +50,12 @@ type Verdict struct {
 	// Usage is what a remote judge spent on the verdict; zero for models
 	// that count no tokens.
 	Usage Usage `json:",omitzero"`
+	// Err, when set, says this claim could not be adjudicated (its logits
+	// failed CheckLogits, a log-probability failed CheckLogprob): the
+	// scheduler makes it the claim's error and keeps nothing else of the
+	// verdict. The other claims of the batch are unaffected. Never cached
+	// or spooled.
+	Err error `json:"-"`
 }
 
 // Usage counts a judge's tokens for one verdict.

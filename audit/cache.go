@@ -13,12 +13,14 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/outdir"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -61,6 +63,11 @@ func OpenCache(path string, log *slog.Logger) (*Cache, error) {
 		return nil, fmt.Errorf("open verdict cache %s: it is locked (is another 'audit run' writing to the same --out folder?)", path)
 	}
 	var damaged *damageError
+	if errors.As(err, &damaged) && !outdir.Owned(filepath.Dir(path)) {
+		// Only a file in a folder the tool made (outdir.OwnTag) is ours to
+		// replace: this one may be the user's.
+		return nil, fmt.Errorf("%s %w: not a verdict cache audit can read (%v) in a folder audit did not make; move it away (it is left as it is)", path, outdir.ErrNotOurs, damaged.err)
+	}
 	if errors.As(err, &damaged) {
 		log.Warn("verdict cache is damaged: starting a fresh one (verdicts are verified again)", "path", path, "damage", damaged.err)
 		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
@@ -206,7 +213,7 @@ func decodeValue(key, raw []byte) (adjudicate.Verdict, bool) {
 	}
 	js := raw[1+sha256.Size:]
 	sum := valueSum(key, js)
-	if !bytes.Equal(sum[:], raw[1:1+sha256.Size]) || json.Unmarshal(js, &v) != nil || !finite(v.Logits) {
+	if !bytes.Equal(sum[:], raw[1:1+sha256.Size]) || json.Unmarshal(js, &v) != nil || adjudicate.CheckLogits(v.Logits) != nil {
 		return v, false
 	}
 	return v, true
@@ -321,7 +328,7 @@ func (cv *cachedVerifier) Verify(ctx context.Context, batch []adjudicate.Pair) (
 	_, err = cv.cache.do(true, func(tx *bolt.Tx) error {
 		b := tx.Bucket(verdictBucket)
 		for j, i := range missIdx {
-			if !finite(got[j].Logits) {
+			if got[j].Err != nil || adjudicate.CheckLogits(got[j].Logits) != nil {
 				continue // never cache a broken answer
 			}
 			raw, err := encodeValue(keys[i], got[j])
@@ -338,13 +345,4 @@ func (cv *cachedVerifier) Verify(ctx context.Context, batch []adjudicate.Pair) (
 		return nil, fmt.Errorf("write verdict cache %s: %w", cv.cache.path, err)
 	}
 	return out, nil
-}
-
-func finite(z [3]float64) bool {
-	for _, v := range z {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }

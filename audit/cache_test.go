@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -85,7 +86,9 @@ func TestCacheSurvivesDamage(t *testing.T) {
 	damaged := 0
 	for _, m := range cases {
 		t.Run(m.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "verdicts.db")
+			dir := t.TempDir()
+			require.NoError(t, outdir.MarkOwned(dir)) // the tool's cache folder
+			path := filepath.Join(dir, "verdicts.db")
 			require.NoError(t, os.WriteFile(path, m.fn(bytes.Clone(good)), 0o644))
 			var logs bytes.Buffer
 			log := slog.New(slog.NewTextHandler(&logs, nil))
@@ -109,6 +112,19 @@ func TestCacheSurvivesDamage(t *testing.T) {
 		})
 	}
 	t.Logf("%d of %d mutations cost cached verdicts", damaged, len(cases))
+}
+
+// Issue 24 case 4: a file named verdicts.db in a folder the tool did not
+// make is not replaced when it is not a cache: the command stops, the file
+// is left as it is.
+func TestForeignVerdictsDBIsNotReplaced(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "verdicts.db")
+	require.NoError(t, os.WriteFile(path, []byte("my notes"), 0o644))
+	_, err := OpenCache(path, nil)
+	assert.ErrorIs(t, err, outdir.ErrNotOurs)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "my notes", string(b))
 }
 
 func TestCacheChecksumCatchesEditedValue(t *testing.T) {

@@ -134,9 +134,11 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 		rec.EvidenceUsed = &reports.EvidenceUsed{PassageID: v.Passages[i].ID, Rank: int32(i + 1)}
 	}
 	if v.Err != "" {
-		rec.Error = ptr(v.Err)
+		rec.Error = ptr(o.red.Redact(v.Err))
 		rec.Rationale = "adjudication failed: " + v.Err
 	}
+	// The one redaction, on the joined string (never a piece of it).
+	rec.Rationale = o.red.Redact(rec.Rationale)
 	if d.scored {
 		z := v.Verdict.Logits
 		rec.LogitSupported, rec.LogitUnsupp, rec.LogitInsuff = ptr(z[0]), ptr(z[1]), ptr(z[2])

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/numeric"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
 )
 
@@ -32,6 +34,9 @@ const (
 type Options struct {
 	CorpusPath, SpansPath, ClaimsPath, GoldPath string
 	OutDir                                      string
+	// red redacts the verifier's secrets from every string the run writes
+	// (set once the verifier is made).
+	red adjudicate.Redactor
 	// WriteDir is where the run's files are written: the staging folder
 	// of OutDir that the caller commits (package outdir). Default OutDir.
 	WriteDir string
@@ -110,11 +115,24 @@ type Result struct {
 // the records are written all the same, each saying why.
 var ErrTooManyErrors = errors.New("too many claims could not be adjudicated")
 
+// ErrNoClaims is a claims file without a claim (empty, blank lines, a
+// byte-order mark only): an input error, never an empty run.
+var ErrNoClaims = errors.New("no claims in the file (empty, blank or a byte-order mark only): nothing to audit")
+
 // Run audits the claims: every input claim gives exactly one record. The
 // stages run in order, each timed: validate the claims, ensure the index,
 // retrieve and verify into a spool, calibrate, decide and write the
 // records, compute and write the reports.
+//
+// Every string the run writes passes one Redactor of the verifier's
+// secrets (adjudicate.SecretHolder): records' rationale and error, the
+// reports made from them, and the error Run returns.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	res, err := o.run(ctx)
+	return res, o.red.Error(err)
+}
+
+func (o *Options) run(ctx context.Context) (*Result, error) {
 	o.defaults()
 	res := &Result{}
 	tm, st := &res.Timings, o.Stage
@@ -133,7 +151,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	defer func() { closeIfCloser(v) }()
 	version := versionOf(v, o.VerifierName)
-	res.RunID = runID(in, ix, o, version)
+	res.RunID = runID(in, ix, *o, version)
 	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
@@ -251,6 +269,10 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	}
 	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence()}
 	in.total, _ = cv.Counts()
+	if in.total == 0 {
+		// An empty records.parquet that report then refuses helps nobody.
+		return nil, fmt.Errorf("%s: %w", o.ClaimsPath, ErrNoClaims)
+	}
 	if o.Shard.Sharded() {
 		var err error
 		if in.total, err = o.shardCount(ctx); err != nil {
@@ -312,11 +334,14 @@ func (o *Options) openIndex(ctx context.Context) (*index, error) {
 // verifier makes the verifier, wrapped by the verdict cache with --resume.
 func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 	v, err := o.NewVerifier(ix.Index)
+	if err == nil {
+		o.red = adjudicate.NewRedactor(adjudicate.SecretsOf(v)...)
+	}
 	if err != nil || !o.Resume {
 		return v, err
 	}
 	dir := filepath.Join(o.OutDir, ".cache")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := cacheFolder(dir); err != nil {
 		closeIfCloser(v)
 		return nil, err
 	}
@@ -326,6 +351,26 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 		return nil, err
 	}
 	return WithCache(v, c), nil
+}
+
+// cacheFolder makes the verdict cache's folder, marked as the tool's
+// (outdir.OwnTag) when the tool creates it or the cache file in it; an
+// existing cache file must be a regular file.
+func cacheFolder(dir string) error {
+	db := filepath.Join(dir, "verdicts.db")
+	st, err := os.Lstat(db)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return fmt.Errorf("%s %w: not a regular file, so not a verdict cache; move it away", db, outdir.ErrNotOurs)
+	case err == nil:
+		return nil // an existing cache: OpenCache replaces it only in a folder marked as ours
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return outdir.MarkOwned(dir)
 }
 
 // closeIfCloser releases what a verifier holds (an ONNX session, a cache).

@@ -111,8 +111,10 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 			if r.Err == nil {
 				r.Err = checkProbabilities(r.Verdict.Logits)
 			}
+			s.Verdict.Rationale = o.red.Redact(s.Verdict.Rationale)
 			if r.Err != nil {
-				s.Err = r.Err.Error()
+				s.Err = o.red.Redact(r.Err.Error())
+				s.Verdict = adjudicate.Verdict{Passage: -1}
 				res.Errors++
 			}
 			done++

@@ -367,8 +367,13 @@ func nested(rec jsonl.Record, name string, kinds map[string]string, out any) boo
 			ok = false
 		}
 	}
-	if ok && json.Unmarshal(raw, out) != nil {
-		rec.Fail(name, rec.Col(name), jsonl.Errorf(jsonl.ErrWrongType, "cannot decode %s", name))
+	if !ok {
+		return false
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		// Say why (a number out of float64's range, 1e999, say).
+		why := strings.TrimPrefix(err.Error(), "json: ")
+		rec.Fail(name, rec.Col(name), jsonl.Errorf(jsonl.ErrWrongType, "cannot decode %s: %s", name, why))
 		return false
 	}
 	return ok

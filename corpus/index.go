@@ -22,6 +22,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
+	"github.com/claimaudit/claimaudit/outdir"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -170,7 +171,9 @@ func BuildIndex(ctx context.Context, dir string, c *Corpus, opts IndexOptions) (
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("create index parent: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, filepath.Base(dir)+".building-")
+	// Marked as the tool's (outdir.OwnTag): a killed build's leftover is
+	// swept, and the finished index can be replaced even when damaged.
+	tmp, err := outdir.MkdirTempOwned(parent, filepath.Base(dir)+".building-")
 	if err != nil {
 		return nil, fmt.Errorf("create index: %w", err)
 	}
@@ -403,7 +406,7 @@ func newWatchedIndex(path string, im *mapping.IndexMappingImpl, cfg map[string]a
 // ReadManifest reads the manifest of an index folder. It returns an error
 // wrapping ErrNotIndex when the folder holds no complete index.
 func ReadManifest(dir string) (*IndexManifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := readRegular(filepath.Join(dir, ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w (no %s)", dir, ErrNotIndex, ManifestFile)
 	}
@@ -412,6 +415,10 @@ func ReadManifest(dir string) (*IndexManifest, error) {
 	}
 	var m IndexManifest
 	if err := json.Unmarshal(b, &m); err != nil {
+		if outdir.Owned(dir) {
+			// Built by the tool (it carries the tag): damaged, rebuildable.
+			return nil, fmt.Errorf("%s: %w (unreadable %s: %v): rebuild it with 'audit index --force'", dir, ErrDamaged, ManifestFile, err)
+		}
 		return nil, fmt.Errorf("%s: %w (unreadable manifest: %v)", dir, ErrNotIndex, err)
 	}
 	if m.Format != indexFormat || !m.Complete {
@@ -450,13 +457,13 @@ func checkReplaceable(dir string) error {
 	if err != nil {
 		return fmt.Errorf("index folder: %w", err)
 	}
-	if len(entries) == 0 {
-		return nil
+	if len(entries) == 0 || outdir.Owned(dir) {
+		return nil // empty, or an index the tool built (its manifest may be damaged)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := readRegular(filepath.Join(dir, ManifestFile))
 	var m IndexManifest
 	if err != nil || json.Unmarshal(b, &m) != nil || m.Format != indexFormat {
-		return fmt.Errorf("%s exists and is not a claimaudit index: refusing to overwrite it (%w)", dir, ErrNotIndex)
+		return fmt.Errorf("%s exists and is not a claimaudit index: refusing to overwrite it (%w; an index built by an older audit whose %s is damaged: delete the folder and build again)", dir, ErrNotIndex, ManifestFile)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
@@ -57,6 +58,11 @@ func digestFiles(dir string) ([]FileDigest, error) {
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if !d.Type().IsRegular() {
+			// A link (to /dev/zero, say) or a device would be read without
+			// end: only regular files are index files.
+			return fmt.Errorf("%s is not a regular file", path)
 		}
 		sum, n, err := HashFile(path)
 		if err != nil {
@@ -111,6 +117,19 @@ func VerifyIndex(dir string, m *IndexManifest) error {
 		return damaged("%s is missing", p)
 	}
 	return nil
+}
+
+// readRegular reads an index's own file (its manifest), refusing anything
+// but a regular file: a link to /dev/zero would never end.
+func readRegular(path string) ([]byte, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: %w", path, ErrDamaged)
+	}
+	return os.ReadFile(path)
 }
 
 // openBleve opens a bleve index read-only; a panic or memory fault inside

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 )
@@ -14,10 +15,12 @@ const DefaultMaxLineBytes = 256 << 20
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // LineReader yields the non-blank lines of a JSONL stream with their 1-based
-// line numbers. It strips a leading UTF-8 byte-order mark and a trailing
-// carriage return, and never holds more than one line in memory. The slice
+// line numbers. It strips a UTF-8 byte-order mark at the start of any line
+// (files joined with cat keep each one's mark) and a trailing carriage
+// return, and never holds more than one line in memory. The slice
 // returned by Next is only valid until the following call.
 type LineReader struct {
+	ctx     context.Context
 	r       *bufio.Reader
 	buf     []byte
 	line    int
@@ -30,7 +33,16 @@ func NewLineReader(r io.Reader, maxLine int) *LineReader {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLineBytes
 	}
-	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), maxLine: maxLine}
+	return &LineReader{ctx: context.Background(), r: bufio.NewReaderSize(r, 64<<10), maxLine: maxLine}
+}
+
+// NewLineReaderContext is NewLineReader whose Next returns ctx's error once
+// ctx is done, also in the middle of a line (a file without newlines, such
+// as /dev/zero, is read 64 KiB at a time without end).
+func NewLineReaderContext(ctx context.Context, r io.Reader, maxLine int) *LineReader {
+	lr := NewLineReader(r, maxLine)
+	lr.ctx = ctx
+	return lr
 }
 
 // Next returns the next non-blank line. At the end of input it returns
@@ -45,6 +57,9 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 		lr.buf = lr.buf[:0]
 		tooLong, sawBytes := false, false
 		for {
+			if err := lr.ctx.Err(); err != nil {
+				return nil, lr.line + 1, err
+			}
 			chunk, err := lr.r.ReadSlice('\n')
 			sawBytes = sawBytes || len(chunk) > 0
 			if !tooLong {
@@ -74,10 +89,7 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 		if tooLong {
 			return nil, lr.line, Errorf(ErrLineTooLong, "line longer than %d bytes", lr.maxLine)
 		}
-		b := lr.buf
-		if lr.line == 1 {
-			b = bytes.TrimPrefix(b, utf8BOM)
-		}
+		b := bytes.TrimPrefix(lr.buf, utf8BOM)
 		b = bytes.TrimSuffix(b, []byte{'\n'})
 		b = bytes.TrimSuffix(b, []byte{'\r'})
 		if len(b) > lr.maxLine {

@@ -231,6 +231,12 @@ func (r *Record) Str(name string, required, nonEmpty bool) (s string, ok bool) {
 		r.Fail(name, f.valueCol, Errorf(ErrWrongType, "expected string, got %s", KindOf(f.raw)))
 		return "", false
 	}
+	if esc, lone := loneSurrogate(f.raw); lone {
+		// encoding/json would read it as U+FFFD: the id or text would
+		// silently differ from the file's (joins on it miss).
+		r.Fail(name, f.valueCol, Errorf(ErrEncoding, "lone UTF-16 surrogate escape %s is not valid text", esc))
+		return "", false
+	}
 	if err := json.Unmarshal(f.raw, &s); err != nil {
 		r.Fail(name, f.valueCol, Errorf(ErrSyntax, "bad string: %v", err))
 		return "", false
@@ -240,6 +246,43 @@ func (r *Record) Str(name string, required, nonEmpty bool) (s string, ok bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// loneSurrogate finds a \uD800-\uDFFF escape in a JSON string that is
+// not half of a surrogate pair.
+func loneSurrogate(raw []byte) (string, bool) {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 32)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // an escaped character (\\ included)
+			continue
+		}
+		c, ok := hex4(i)
+		if !ok {
+			continue
+		}
+		switch {
+		case c >= 0xD800 && c <= 0xDBFF:
+			if lo, ok := hex4(i + 6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				i += 11
+				continue
+			}
+			return string(raw[i : i+6]), true
+		case c >= 0xDC00 && c <= 0xDFFF:
+			return string(raw[i : i+6]), true
+		}
+		i += 5
+	}
+	return "", false
 }
 
 // Int reads a required integral number member.
@@ -324,7 +367,7 @@ func IsBlank(s string) bool {
 // DefaultMaxLineBytes. It returns the number of non-blank lines read; the
 // error is an I/O failure or ctx's.
 func Each(ctx context.Context, r io.Reader, file string, maxLine int, errs *ErrorList, fn func(Record)) (int, error) {
-	lr := NewLineReader(r, maxLine)
+	lr := NewLineReaderContext(ctx, r, maxLine)
 	n := 0
 	for {
 		if err := ctx.Err(); err != nil {

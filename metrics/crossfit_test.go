@@ -130,3 +130,30 @@ func TestScaleInPlaceEqualsScaledAndRestoresExactly(t *testing.T) {
 	assert.Equal(t, before, outs)
 	assert.Panics(t, func() { ScaleInPlace(outs, temps[:3]) })
 }
+
+// Issue 24 case 16: more folds than labelled claims leave folds with
+// nothing held out; they are not fitted again (their training set is
+// every labelled claim: T = Full), and every fold still equals the fit on
+// the other folds.
+func TestEmptyFoldsAreNotFittedAgain(t *testing.T) {
+	outs := synthetic(40, 2, 7)
+	const k = MaxFolds
+	res := CrossFit(outs, CrossFitOptions{Seed: 3, K: k, Min: 10})
+	require.True(t, res.Fitted, res.Reason)
+	require.Len(t, res.Folds, k)
+	empty := 0
+	for f, ff := range res.Folds {
+		var others []Outcome
+		for _, o := range outs {
+			if o.Gold != Unknown && FoldOf(o.ID, 3, k) != f {
+				others = append(others, o)
+			}
+		}
+		assert.Equal(t, FitTemperature(others), ff.Temperature, "fold %d", f)
+		if ff.N == 0 {
+			empty++
+			assert.Equal(t, res.Full, ff.Temperature)
+		}
+	}
+	assert.Positive(t, empty)
+}

@@ -34,6 +34,11 @@ var (
 	ErrForeign = errors.New("holds files audit did not write")
 	// ErrIncomplete: a command was interrupted before it committed.
 	ErrIncomplete = errors.New("incomplete: a command writing it was interrupted before it committed (run it again)")
+	// ErrDamagedMarker: the commit marker cannot be read, or names
+	// something that is not a file of the folder. Nothing it lists is
+	// trusted: the folder's files count as foreign, so the way out is to
+	// run the writing command again with --force (or choose another --out).
+	ErrDamagedMarker = errors.New("the commit marker " + MarkerFile + " is damaged")
 )
 
 // File is one file of a committed folder.
@@ -111,9 +116,10 @@ func Open(dir string, o Options) (*Folder, error) {
 }
 
 func (f *Folder) open() error {
-	m, err := ReadMarker(f.dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	m, merr := ReadMarker(f.dir)
+	damaged := errors.Is(merr, ErrDamagedMarker)
+	if merr != nil && !errors.Is(merr, fs.ErrNotExist) && !damaged {
+		return merr
 	}
 	f.prior = m
 	entries, err := os.ReadDir(f.dir)
@@ -122,16 +128,15 @@ func (f *Folder) open() error {
 	}
 	for _, e := range entries {
 		name := e.Name()
+		path := filepath.Join(f.dir, name)
 		switch {
-		case strings.HasPrefix(name, stagePrefix), strings.HasPrefix(name, MarkerFile+".tmp-"):
+		case (strings.HasPrefix(name, stagePrefix) || matchAny(f.opts.Sweep, name)) && Owned(path),
+			strings.HasPrefix(name, MarkerFile+".tmp-") && e.Type().IsRegular():
 			// Left by a command that was killed: we hold the lock, so no
-			// live command owns it.
-			if err := os.RemoveAll(filepath.Join(f.dir, name)); err != nil {
-				return fmt.Errorf("remove leftover %s: %w", filepath.Join(f.dir, name), err)
-			}
-		case matchAny(f.opts.Sweep, name):
-			if err := os.RemoveAll(filepath.Join(f.dir, name)); err != nil {
-				return fmt.Errorf("remove leftover %s: %w", filepath.Join(f.dir, name), err)
+			// live command owns it. Only a folder carrying our tag is
+			// ours: a user's ".staging-x" is foreign.
+			if err := os.RemoveAll(path); err != nil {
+				return fmt.Errorf("remove leftover %s: %w", path, err)
 			}
 		case name == LockFile, name == MarkerFile, matchAny(f.opts.Internal, name), m.Has(name), m != nil && slices.Contains(m.Kept, name):
 		default:
@@ -144,12 +149,15 @@ func (f *Folder) open() error {
 			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(f.foreign)-5))
 		}
 		why := ""
-		if m == nil {
+		switch {
+		case damaged:
+			why = fmt.Sprintf(" (%v: its files are not trusted as audit's; --force writes the new run beside them and replaces those with a run file's name)", merr)
+		case m == nil:
 			why = " (a folder written by an older audit has no ownership record either)"
 		}
 		return fmt.Errorf("%s %w: %s%s; choose another --out, or --force to write beside them", f.dir, ErrForeign, strings.Join(shown, ", "), why)
 	}
-	stage, err := os.MkdirTemp(f.dir, stagePrefix)
+	stage, err := MkdirTempOwned(f.dir, stagePrefix)
 	if err != nil {
 		return fmt.Errorf("create staging folder: %w", err)
 	}
@@ -198,7 +206,7 @@ func (f *Folder) Commit(ctx context.Context, c Commit) error {
 	}
 	var staged []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && ValidName(e.Name()) {
 			staged = append(staged, e.Name())
 		}
 	}
@@ -243,8 +251,8 @@ func (f *Folder) Commit(ctx context.Context, c Commit) error {
 	if f.prior != nil {
 		for _, pf := range f.prior.Files {
 			if !names[pf.Name] {
-				if err := os.Remove(filepath.Join(f.dir, pf.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return fmt.Errorf("remove %s of the older run: %w", pf.Name, err)
+				if err := removeOurs(f.dir, pf.Name); err != nil {
+					return err
 				}
 			}
 		}
@@ -254,6 +262,30 @@ func (f *Folder) Commit(ctx context.Context, c Commit) error {
 		return err
 	}
 	f.committed = true
+	return nil
+}
+
+// removeOurs removes a file an older commit listed: only a plain name
+// (ValidName; ReadMarker already refused others) and only a regular file
+// or a link (never followed), never a folder.
+func removeOurs(dir, name string) error {
+	if !ValidName(name) {
+		return fmt.Errorf("remove %q of the older run: %w", name, ErrDamagedMarker)
+	}
+	path := filepath.Join(dir, name)
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("remove %s of the older run: %w", path, err)
+	}
+	if st.IsDir() {
+		return nil // a folder is never a run's file: left alone
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s of the older run: %w", path, err)
+	}
 	return nil
 }
 
@@ -329,15 +361,39 @@ func (f *Folder) Close() error {
 	return err
 }
 
-// ReadMarker reads a folder's marker; fs.ErrNotExist when it has none.
+// ReadMarker reads a folder's marker; fs.ErrNotExist when it has none,
+// ErrDamagedMarker when it is not a regular file, cannot be decoded, or
+// lists a name that is not ValidName.
 func ReadMarker(dir string) (*Marker, error) {
-	b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	path := filepath.Join(dir, MarkerFile)
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (not a regular file)", dir, ErrDamagedMarker)
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var m Marker
 	if err := json.Unmarshal(b, &m); err != nil || m.Format != markerFormat {
-		return nil, fmt.Errorf("%s: %w (unreadable commit marker %s)", dir, ErrIncomplete, MarkerFile)
+		why := "empty"
+		if len(b) > 0 {
+			why = "not audit's JSON"
+		}
+		return nil, fmt.Errorf("%s: %w (%s)", dir, ErrDamagedMarker, why)
+	}
+	for _, f := range m.Files {
+		if !ValidName(f.Name) {
+			return nil, fmt.Errorf("%s: %w (it lists %q, not a file of this folder)", dir, ErrDamagedMarker, f.Name)
+		}
+	}
+	for _, n := range m.Kept {
+		if !ValidName(n) {
+			return nil, fmt.Errorf("%s: %w (it lists %q, not a file of this folder)", dir, ErrDamagedMarker, n)
+		}
 	}
 	return &m, nil
 }
@@ -352,6 +408,8 @@ func Check(dir string) error {
 		return nil
 	case err == nil:
 		return fmt.Errorf("%s is %w", dir, ErrIncomplete)
+	case errors.Is(err, ErrDamagedMarker):
+		return fmt.Errorf("%w: which files are one run's is unknown; run the command that wrote the folder again with --force, or remove the folder", err)
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}

@@ -118,6 +118,8 @@ func TestLeftoversSweptAndIncompleteFoldersReported(t *testing.T) {
 	require.NoError(t, f.writeMarker(*m))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, stagePrefix+"1", "x"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "index.building-7"), 0o755))
+	require.NoError(t, MarkOwned(filepath.Join(dir, stagePrefix+"1")))
+	require.NoError(t, MarkOwned(filepath.Join(dir, "index.building-7")))
 	err = Check(dir)
 	assert.True(t, errors.Is(err, ErrIncomplete), "%v", err)
 

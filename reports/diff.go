@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,11 +37,13 @@ func LoadRun(path string) (*Run, error) {
 		dir, files = path, []string{filepath.Join(path, "records.parquet")}
 	}
 	r := &Run{Path: path}
-	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
-		var m Manifest
-		if json.Unmarshal(b, &m) == nil {
-			r.Manifest = &m
-		}
+	switch m, err := ReadManifest(dir); {
+	case err == nil:
+		r.Manifest = m
+	case !errors.Is(err, fs.ErrNotExist):
+		// A manifest that is there but unreadable is damage, not "no
+		// manifest.json": say which file and why.
+		return nil, fmt.Errorf("unreadable run manifest: %w", err)
 	}
 	if _, err := os.Stat(files[0]); err != nil && st.IsDir() && r.Manifest != nil && len(r.Manifest.Records) > 0 {
 		files = r.Manifest.Records

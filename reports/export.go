@@ -110,7 +110,7 @@ func csvCell(v reflect.Value) string {
 	}
 	switch v.Kind() {
 	case reflect.String:
-		return v.String()
+		return neutralizeFormula(v.String())
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool())
 	case reflect.Int, reflect.Int32, reflect.Int64:
@@ -130,9 +130,21 @@ func csvCell(v reflect.Value) string {
 	return buf.String()
 }
 
+// neutralizeFormula prefixes a text cell that a spreadsheet would run as a
+// formula (starting with =, +, -, @, a tab or a carriage return) with a
+// single quote, as OWASP's CSV-injection advice says; the JSONL export
+// keeps text as it is.
+func neutralizeFormula(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
 // ExportRecords writes records as CSV (a header of records.parquet's
 // column names, then one row per record; evidence, evidence_used and meta
-// as JSON text; null as an empty cell) or as JSONL (one object per
+// as JSON text; null as an empty cell; a text cell that starts like a
+// formula prefixed with ') or as JSONL (one object per
 // record, keys the column names, null as null).
 func ExportRecords(w io.Writer, format string, recs []Record) error {
 	switch format {

@@ -166,6 +166,10 @@ func (v *Verifier) PreferredBatchSize() int { return 8 }
 // Close releases idle connections.
 func (v *Verifier) Close() error { return v.c.Close() }
 
+// Secrets are the client's (API key, endpoint password): a run redacts
+// them from everything it writes.
+func (v *Verifier) Secrets() []string { return v.c.Secrets() }
+
 type promptPassage struct {
 	N      int
 	Source string // doc_id, /span_id when the passage is a span
@@ -305,6 +309,11 @@ func (v *Verifier) judge(ctx context.Context, p adjudicate.Pair) (adjudicate.Ver
 			if len(tops[i]) == 0 {
 				tops[i] = []topLogprob{{Token: c.Token, Logprob: c.Logprob}}
 			}
+			if err := checkLogprobs(c.Logprob, tops[i]); err != nil {
+				// This claim's numbers cannot be trusted; its batch's other
+				// claims are unaffected (the scheduler gives it the error).
+				return adjudicate.Verdict{Passage: -1, Err: fmt.Errorf("answer token %d %q: %w", i, short(c.Token), err)}, nil
+			}
 		}
 		probs, ok = labelProbabilities(content, labelAt, toks, tops)
 	}
@@ -322,6 +331,22 @@ func (v *Verifier) judge(ctx context.Context, p adjudicate.Pair) (adjudicate.Ver
 	}
 	vd.Rationale = rationale(p, ans, probs, source)
 	return vd, nil
+}
+
+// checkLogprobs applies adjudicate.CheckLogprob to a token's log-probability
+// and its alternatives', clamping values that round above 0 in place.
+func checkLogprobs(lp float64, tops []topLogprob) error {
+	if _, err := adjudicate.CheckLogprob(lp); err != nil {
+		return err
+	}
+	for j := range tops {
+		v, err := adjudicate.CheckLogprob(tops[j].Logprob)
+		if err != nil {
+			return fmt.Errorf("alternative %q: %w", short(tops[j].Token), err)
+		}
+		tops[j].Logprob = v
+	}
+	return nil
 }
 
 type answer struct {
@@ -356,6 +381,11 @@ func parseAnswer(content string, passages int) (answer, int, error) {
 	if raw.Label == nil {
 		return answer{}, 0, fmt.Errorf("%w: no \"label\" in %q", ErrBadAnswer, short(content))
 	}
+	if k, dup := duplicateKey(s); dup {
+		// Which one counts is ambiguous (the decoder keeps the last, the
+		// logprobs are read at the first): neither is taken.
+		return answer{}, 0, fmt.Errorf("%w: key %q appears twice in %q", ErrBadAnswer, k, short(content))
+	}
 	a := answer{label: -1, passage: -1, reason: raw.Reason}
 	for k, n := range labelNames {
 		if strings.EqualFold(strings.TrimSpace(*raw.Label), n) {
@@ -380,6 +410,31 @@ func parseAnswer(content string, passages int) (answer, int, error) {
 		labelAt = loc[1]
 	}
 	return a, labelAt, nil
+}
+
+// duplicateKey finds a key that appears twice in the top-level object s.
+func duplicateKey(s string) (string, bool) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := tok.(string)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // labelProbabilities reads the label's distribution from the alternatives

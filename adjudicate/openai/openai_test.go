@@ -149,6 +149,8 @@ func TestStrictAnswers(t *testing.T) {
 		{`{"label": "supported", "passage": "first"}`, "", "passage \"first\" is not a number"},
 		{`{"label": "supported"} and more`, "", "not the required JSON"},
 		{`{"label": "supported", "reason": "because`, "length", "cut at --max-tokens"},
+		// Issue 24 case 7: which label counts would be ambiguous.
+		{`{"label": "unsupported", "reason": "x", "label": "supported"}`, "", `key "label" appears twice`},
 	}
 	for _, c := range cases {
 		_, err := judgeWith(t, remotetest.Answer{Content: c.content, FinishReason: c.finish}, Options{Logprobs: true})

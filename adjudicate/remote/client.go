@@ -31,6 +31,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/claimaudit/claimaudit/adjudicate"
 )
 
 // Defaults of the client options.
@@ -81,6 +83,7 @@ func Flags(fs *flag.FlagSet) *Options {
 type Client struct {
 	base   *url.URL
 	o      Options
+	red    adjudicate.Redactor
 	http   *http.Client
 	slots  chan struct{}
 	rate   *limiter
@@ -135,12 +138,45 @@ func New(o Options) (*Client, error) {
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	c := &Client{base: u, o: o, http: &http.Client{Transport: tr}, slots: make(chan struct{}, o.MaxInflight),
+	c := &Client{base: u, o: o, http: &http.Client{Transport: tr, CheckRedirect: sameOriginCredentials}, slots: make(chan struct{}, o.MaxInflight),
 		jitter: rand.New(rand.NewPCG(1, 2))}
+	c.red = adjudicate.NewRedactor(c.Secrets()...)
 	if o.MaxRPS > 0 {
 		c.rate = &limiter{interval: time.Duration(float64(time.Second) / o.MaxRPS), now: time.Now}
 	}
 	return c, nil
+}
+
+// Secrets are what the client must never show: the bearer secret and the
+// endpoint's user information (its password, and user:password whole).
+func (c *Client) Secrets() []string {
+	var out []string
+	if c.o.Secret != "" {
+		out = append(out, c.o.Secret)
+	}
+	if u := c.base.User; u != nil {
+		if pw, ok := u.Password(); ok && pw != "" {
+			out = append(out, pw, u.String())
+		}
+	}
+	return out
+}
+
+// Redact removes the client's secrets from s.
+func (c *Client) Redact(s string) string { return c.red.Redact(s) }
+
+// sameOriginCredentials follows a redirect (at most 10) but never carries
+// the Authorization header to another origin (scheme, host and port): Go
+// keeps it for the same host on another port.
+func sameOriginCredentials(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		req.Header.Del("Authorization")
+	}
+	return nil
 }
 
 // Endpoint is the base URL without user information, for versions and
@@ -200,7 +236,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 				return nil
 			}
 			if err := json.Unmarshal(raw, out); err != nil {
-				return c.scrub(fmt.Errorf("%s %s: %w: %v (body starts %q)", method, shown, ErrBadResponse, err, c.redact(snippet(raw))))
+				return c.scrub(fmt.Errorf("%s %s: %w: %v (body starts %q)", method, shown, ErrBadResponse, err, snippet(raw)))
 			}
 			return nil
 		}
@@ -279,10 +315,15 @@ func (c *Client) attempt(ctx context.Context, method, target string, body []byte
 	if len(raw) > maxBody {
 		return nil, 0, &attemptError{err: fmt.Errorf("%s %s: response larger than %d MiB", method, shown, maxBody>>20)}
 	}
+	// A server may echo what it was sent (the Authorization header): the
+	// whole body loses the secrets once, before it is decoded or cut, so no
+	// string read from it (a judge's reason, an error body) can carry one
+	// or a prefix of one. "[redacted]" keeps a JSON string valid.
+	raw = []byte(c.red.Redact(string(raw)))
 	if resp.StatusCode/100 == 2 {
 		return raw, 0, nil
 	}
-	se := &StatusError{Method: method, URL: shown, Status: resp.StatusCode, Body: c.redact(snippet(raw))}
+	se := &StatusError{Method: method, URL: shown, Status: resp.StatusCode, Body: snippet(raw)}
 	return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), &attemptError{err: se, retryable: Retryable(resp.StatusCode)}
 }
 
@@ -383,33 +424,11 @@ func (l *limiter) wait(ctx context.Context, sleepFn func(context.Context, time.D
 	return nil
 }
 
-// scrub removes the secret from an error's text (a server may echo the key
-// it was sent), keeping nothing of the original chain but its text.
-func (c *Client) scrub(err error) error {
-	if err == nil || c.o.Secret == "" || !strings.Contains(err.Error(), c.o.Secret) {
-		return err
-	}
-	return &scrubbed{msg: strings.ReplaceAll(err.Error(), c.o.Secret, "[redacted]"), err: err}
-}
+// scrub removes the secrets from an error's whole text (a transport error
+// may quote what it was sent); errors.Is/As still see the chain.
+func (c *Client) scrub(err error) error { return c.red.Error(err) }
 
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (s *scrubbed) Error() string { return s.msg }
-
-// Unwrap keeps errors.Is/As working (a StatusError's body was redacted
-// when it was made).
-func (s *scrubbed) Unwrap() error { return s.err }
-
-func (c *Client) redact(s string) string {
-	if c.o.Secret == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, c.o.Secret, "[redacted]")
-}
-
+// snippet is the start of a body (already redacted), whitespace joined.
 func snippet(b []byte) string {
 	s := strings.Join(strings.Fields(string(b)), " ")
 	if r := []rune(s); len(r) > 300 {
@@ -417,6 +436,9 @@ func snippet(b []byte) string {
 	}
 	return s
 }
+
+// RedactURL drops user information (user:password@) from a URL.
+func RedactURL(s string) string { return redactURL(s) }
 
 // redactURL drops user information (user:password@) from a URL.
 func redactURL(s string) string {

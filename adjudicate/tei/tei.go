@@ -1,6 +1,7 @@
 // Package tei is the verifier for a sequence-classification NLI model
-// served by Hugging Face Text Embeddings Inference (TEI): (claim, passage)
-// pairs go to POST /predict, the server tokenises (truncating the longer
+// served by Hugging Face Text Embeddings Inference (TEI): (passage, claim)
+// pairs — the passage first, as the premise, exactly as the onnx and triton
+// backends encode them — go to POST /predict, the server tokenises (truncating the longer
 // text of a pair first), and the raw label scores come back by label name.
 // At start GET /info must describe a classifier whose id2label maps onto
 // our three labels as the onnx backend maps a config.json's id2label
@@ -117,6 +118,10 @@ func (v *Verifier) PreferredBatchSize() int { return 32 }
 // Close releases idle connections.
 func (v *Verifier) Close() error { return v.c.Close() }
 
+// Secrets are the client's (API key, endpoint password): a run redacts
+// them from everything it writes.
+func (v *Verifier) Secrets() []string { return v.c.Secrets() }
+
 type predictRequest struct {
 	Inputs              [][2]string `json:"inputs"`
 	RawScores           bool        `json:"raw_scores"`
@@ -155,7 +160,10 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 func (v *Verifier) predict(ctx context.Context, pairs []remote.TextPair, out [][3]float64) error {
 	req := predictRequest{RawScores: true, Truncate: true, TruncationDirection: "Right"}
 	for _, p := range pairs {
-		req.Inputs = append(req.Inputs, [2]string{p.ClaimText, p.PassageText})
+		// The passage is the premise (the first sequence), the claim the
+		// hypothesis: the order the onnx and triton backends encode, so a
+		// model gives the same verdict through every backend.
+		req.Inputs = append(req.Inputs, [2]string{p.PassageText, p.ClaimText})
 	}
 	var resp [][]prediction
 	if err := v.c.PostJSON(ctx, "/predict", req, &resp); err != nil {

@@ -209,7 +209,8 @@ func TestFaults(t *testing.T) {
 }
 
 // What the client sends follows TEI's PredictRequest: a batch of
-// [claim, passage] pairs, raw scores, truncation on.
+// [passage, claim] pairs (the passage is the premise, first, as the onnx
+// and triton backends encode it), raw scores, truncation on.
 func TestRequestBody(t *testing.T) {
 	tei := remotetest.NewTEI(remotetest.TextHashScore)
 	var got map[string]any
@@ -223,5 +224,5 @@ func TestRequestBody(t *testing.T) {
 	v := newVerifier(t, Options{Client: fastRetries(srv.URL, nil)})
 	_, err := v.Verify(context.Background(), onePair)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]any{"inputs": []any{[]any{"Lake Orrin is deep.", "Lake Orrin is 18 metres deep."}}, "raw_scores": true, "truncate": true, "truncation_direction": "Right"}, got)
+	assert.Equal(t, map[string]any{"inputs": []any{[]any{"Lake Orrin is 18 metres deep.", "Lake Orrin is deep."}}, "raw_scores": true, "truncate": true, "truncation_direction": "Right"}, got)
 }

@@ -245,6 +245,10 @@ func (v *Verifier) PreferredBatchSize() int { return 32 }
 // Close releases idle connections.
 func (v *Verifier) Close() error { return v.c.Close() }
 
+// Secrets are the client's (API key, endpoint password): a run redacts
+// them from everything it writes.
+func (v *Verifier) Secrets() []string { return v.c.Secrets() }
+
 func bucket(n int) int {
 	b := 16
 	for b < n {

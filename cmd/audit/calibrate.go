@@ -71,8 +71,8 @@ func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	if c.opts.K < 2 {
-		return usageErrorf("--folds must be >= 2, got %d", c.opts.K)
+	if c.opts.K < 2 || c.opts.K > metrics.MaxFolds {
+		return usageErrorf("--folds must be from 2 to %d, got %d", metrics.MaxFolds, c.opts.K)
 	}
 	outs, runID, err := readRecordsChecked(c.records)
 	if err != nil {

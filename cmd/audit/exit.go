@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/jsonl"
+	"github.com/claimaudit/claimaudit/outdir"
 )
 
 // Exit codes (DESIGN.md): 0 success; 1 the run finished but a --fail-on gate
@@ -67,11 +69,15 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EIO), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EROFS):
+	case errors.Is(err, syscall.EROFS):
+		// A read-only file system is the user's choice of where to
+		// write, as a permission error is (run and index alike).
+		return exitInput
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EIO), errors.Is(err, syscall.EDQUOT):
 		// The machine failed us (a full disk, an I/O error): not the
 		// user's input, even though the error names a path.
 		return exitInternal
-	case errors.Is(err, corpus.ErrDamaged), errors.Is(err, fs.ErrPermission):
+	case errors.Is(err, corpus.ErrDamaged), errors.Is(err, fs.ErrPermission), errors.Is(err, outdir.ErrNotOurs), errors.Is(err, audit.ErrNoClaims):
 		return exitInput
 	case errors.As(err, &list), errors.As(err, &pathErr), errors.Is(err, corpus.ErrNotIndex):
 		return exitInput

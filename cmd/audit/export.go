@@ -26,6 +26,9 @@ objects. Column meanings are those of records.parquet.`,
 			if format != reports.ExportCSV && format != reports.ExportJSONL {
 				return usageErrorf("--format %q is not csv or jsonl", format)
 			}
+			if err := checkReadable(filepath.Dir(records)); err != nil {
+				return err // a folder killed while committing may mix two runs' files
+			}
 			recs, err := reports.ReadParquet[reports.Record](records)
 			if err != nil {
 				return &exitError{code: exitInput, err: err}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"io"
 	"os"
 
+	"github.com/claimaudit/claimaudit/audit"
 	"github.com/spf13/pflag"
 )
 
@@ -26,6 +29,35 @@ func requireRegular(f *pflag.FlagSet, names ...string) error {
 		}
 	}
 	return nil
+}
+
+// requireClaims refuses a claims file that holds nothing but white space
+// and byte-order marks, before any folder is created (exit 2). It reads
+// only up to the first other byte.
+func requireClaims(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // the reader reports it, with the path
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		b, err := r.ReadByte()
+		if err != nil {
+			if err == io.EOF {
+				return usageErrorf("--claims %s: %v", path, audit.ErrNoClaims)
+			}
+			return nil
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n', 0xEF, 0xBB, 0xBF:
+			continue
+		}
+		return nil
+	}
 }
 
 func kindOf(m os.FileMode) string {

@@ -110,6 +110,9 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 	if len(files) == 0 || c.out == "" {
 		return usageErrorf("%s: --records and --out are required", cmd.CommandPath())
 	}
+	if c.folds < 2 || c.folds > metrics.MaxFolds {
+		return usageErrorf("--folds must be from 2 to %d, got %d", metrics.MaxFolds, c.folds)
+	}
 	gates, err := reports.ParseGates(c.failOn)
 	if err != nil {
 		return usageErrorf("%v", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/remote"
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/lint"
@@ -146,6 +148,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if err := requireRegular(cmd.Flags(), "corpus", "spans", "claims", "gold"); err != nil {
 		return err
 	}
+	if err := requireClaims(r.o.ClaimsPath); err != nil {
+		return err
+	}
 	o := &r.o
 	if r.tempFrom != "" {
 		if cmd.Flags().Changed("calibrate") && o.Calibrate != audit.CalibrateFixed || cmd.Flags().Changed("temperature") {
@@ -157,8 +162,8 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		}
 		o.Calibrate, o.Temperature, o.TemperatureFrom = audit.CalibrateFixed, t, r.tempFrom
 	}
-	if o.Folds < 2 || o.MinCalibration < 1 {
-		return usageErrorf("--folds must be >= 2 and --min-calibration >= 1")
+	if o.Folds < 2 || o.Folds > metrics.MaxFolds || o.MinCalibration < 1 {
+		return usageErrorf("--folds must be from 2 to %d and --min-calibration >= 1", metrics.MaxFolds)
 	}
 	if math.IsNaN(o.Temperature) || math.IsInf(o.Temperature, 0) || o.Temperature < 0 {
 		return usageErrorf("--temperature %v is not a positive number", o.Temperature)
@@ -323,6 +328,9 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 // temperatureFrom reads the full-data temperature an earlier run fitted
 // from its summary.json.
 func temperatureFrom(dir string) (float64, error) {
+	if err := outdir.Check(dir); err != nil {
+		return 0, err // a folder killed while committing may mix two runs' files
+	}
 	path := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -359,7 +367,7 @@ func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
 			args = append(args, "--"+f.Name, shellQuote(strings.Join(v.GetSlice(), ",")))
 		default:
 			if f.Name != "resume" {
-				args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+				args = append(args, "--"+f.Name, shellQuote(withoutUserinfo(f.Value.String())))
 			}
 		}
 	})
@@ -369,6 +377,16 @@ func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
 		kept = "no records were written; the verdicts finished so far are kept in " + filepath.Join(o.OutDir, ".cache")
 	}
 	return fmt.Sprintf("interrupted: %s.\nTo continue (reusing cached verdicts from now on):\n  %s", kept, strings.Join(args, " "))
+}
+
+// withoutUserinfo drops user:password@ from a value that is a URL (an
+// --endpoint): a message printed to a terminal or a log never carries it
+// (the rerun supplies credentials as the first run did).
+func withoutUserinfo(v string) string {
+	if u, err := url.Parse(v); err == nil && u.User != nil && u.Host != "" {
+		return remote.RedactURL(v)
+	}
+	return v
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -51,6 +51,9 @@ func (c *validateCmd) run(cmd *cobra.Command, _ []string) error {
 	case c.goldPath != "" && c.claimsPath == "":
 		return usageErrorf("%s: --gold needs --claims", cmd.CommandPath())
 	}
+	if err := requireClaims(c.claimsPath); err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	v := corpus.NewValidator(corpus.LoadOptions{})
 	cv := claims.NewValidator(false)

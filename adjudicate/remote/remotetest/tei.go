@@ -19,7 +19,9 @@ type TEI struct {
 	ModelSHA string
 	ID2Label map[string]string // e.g. {"0": "contradiction", "1": "neutral", "2": "entailment"}
 	MaxBatch int               // max_client_batch_size
-	// Score gives a pair's logits in id order.
+	// Score gives a pair's logits in id order. TEI scores [text, text_pair]
+	// with text as the first sequence: the verifier sends [passage, claim]
+	// (the premise first), and Score receives them by role.
 	Score func(claim, passage string) []float64
 	Pairs atomic.Int64 // pairs predicted
 	fault Fault
@@ -110,7 +112,7 @@ func (t *TEI) predict(w http.ResponseWriter, body []byte) {
 	}
 	out := make([][]prediction, len(batch))
 	for i, p := range batch {
-		z := t.Score(p[0], p[1])
+		z := t.Score(p[1], p[0]) // [premise, hypothesis] = [passage, claim]
 		for k, s := range z {
 			out[i] = append(out[i], prediction{Score: s, Label: t.ID2Label[strconv.Itoa(k)]})
 		}
