@@ -165,7 +165,7 @@ func (tc TagChecker) tag(text string, start, openEnd int, attrText string) (*Num
 	if perr != nil {
 		d = Decision{Policy: pol.Name, Reason: fmt.Sprintf("not verified: unparsed text %q", trimmed)}
 	} else {
-		d = pol.CheckQuantity(claim.Quantity, tok)
+		d = pol.CheckQuantity(claimFor(pol, claim), tok)
 	}
 	n.Decided, n.Reason = d.Policy, d.Reason
 	if d.Verified {
@@ -205,6 +205,21 @@ func (tc TagChecker) policyOf(attrs map[string]string) (Policy, error) {
 		params.RelTol = v
 	}
 	return tc.Policies.Resolve(spec, params)
+}
+
+// claimFor is the claimed quantity a policy compares with: the claim's
+// value, or, under a policy of year modes only, the claim's year when the
+// table gives one apart from the value (⟨…, PHL, 2024, 5.7, %⟩: year="2024").
+func claimFor(p Policy, c TableClaim) Quantity {
+	if c.Year == 0 {
+		return c.Quantity
+	}
+	for _, m := range p.Modes {
+		if m.Type != PolicyYear {
+			return c.Quantity
+		}
+	}
+	return Quantity{Text: strconv.Itoa(c.Year), Kind: KindYear, Value: float64(c.Year), Payload: float64(c.Year), Scale: 1, Unit: "year"}
 }
 
 // tagAttrs are the attributes a tag may carry.

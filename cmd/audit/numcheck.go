@@ -18,45 +18,7 @@ func newNumcheckCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "numcheck --policy P (--claim VALUE --token TEXT | --outputs F --claims-table F)",
 		Short: "Check numeric tokens against claimed values under a verification policy: one token, or the tagged numbers of model outputs",
-		Long: `numcheck applies a numeric verification policy and prints the decision
-with the policy used and the reason.
-
-Modes: exact, rounded (--decimals), round0, round1, ... (rounded to that many
-decimals), abbr (1.5K = 1500), tolerance (--abs-tol, --rel-tol, and the token must
-carry a qualifier such as "about"), percent (12% = 0.12), range (85-95% holds 90%),
-ratio (one third = 0.33, 1 in 4 = 25%), year (2021 = July 2021 = 2021-07-01), auto
-(chosen by the token's shape).
-
-A policy is a set of modes: --policy exact,round1 verifies when any of them holds.
---policy also takes a mode as a JSON object ({"type": "rounded", "decimals": 1}), and
---policy-file names policies (docs/format/policy.schema.json) that --policy can use.
-
-Fail-closed: a token verifies only if it is exactly one quantity — a number with
-an optional sign, scale (1.5K, 2 million), unit (5 km, 100 ms, $29, 12%) and
-qualifier. "5.7 or 9", "2024 and 2025", "five point seven" and "5.7abc" do not parse
-and are not verified. Units of one dimension convert (5 km = 5000 m; 100 ms = 0.1 s);
-"5000 m" against a length is metres, otherwise millions.
-
-A token that states a bound — "more than", "over", "at least", "no fewer than",
-"less than", "under", "up to", "at most", "no more than", "nearly", "almost",
-"between X and Y", or any of them after "not" — is verified when the claimed value
-satisfies the bound ("more than 104" does not verify 100), under tolerance, range
-and auto; exact, rounded, abbr, percent, ratio and year do not accept a bound.
-
-Tagged outputs: with --outputs and --claims-table, every <claim id="…" policy="…">…</claim>
-tag of every output is checked against the claim table's row of that id, and every
-number of the text is shown as verified (tag present, check passed), flagged (tag
-present, check failed) or bare (no tag): counts per output on the terminal and, with
---out, numbers.parquet, number_counts.parquet and numbers.html (the outputs marked
-up). A tag may name its policy in the reference implementation's form too
-(policy="rounded" decimals="2", policy="tolerance" tolerance="0.02"). Malformed tags
-(unclosed, a stray </claim>, an unknown claim id or policy, attributes that do not
-parse) are printed as file:line: output, column: message; their numbers are flagged.
---fail-on (default malformed>0) exits 1 when a gate holds. See
-docs/format/tagged-outputs.md.
-
-Exit status: 0 verified, 1 not verified (or a gate holds), 2 usage error (a claim value that is not
-one number, an unknown policy, an invalid policy file).`,
+		Long:  numcheckLong,
 		Example: `  audit numcheck --policy rounded --decimals 0 --claim 5.7 --token 6
   audit numcheck --policy tolerance --rel-tol 0.05 --claim 5.7 --token "about 5.8"
   audit numcheck --policy auto --claim 1500 --token 1.5K
@@ -147,3 +109,43 @@ func checkToken(e *env, pol numeric.Policy, claim, token string, asJSON bool) er
 	}
 	return nil
 }
+
+const numcheckLong = `numcheck applies a numeric verification policy and prints the decision
+with the policy used and the reason.
+
+Modes: exact, rounded (--decimals), round0, round1, ... (rounded to that many
+decimals), abbr (1.5K = 1500), tolerance (--abs-tol, --rel-tol, and the token must
+carry a qualifier such as "about"), percent (12% = 0.12), range (85-95% holds 90%),
+ratio (one third = 0.33, 1 in 4 = 25%), year (2021 = July 2021 = 2021-07-01), auto
+(chosen by the token's shape).
+
+A policy is a set of modes: --policy exact,round1 verifies when any of them holds.
+--policy also takes a mode as a JSON object ({"type": "rounded", "decimals": 1}), and
+--policy-file names policies (docs/format/policy.schema.json) that --policy can use.
+
+Fail-closed: a token verifies only if it is exactly one quantity — a number with
+an optional sign, scale (1.5K, 2 million), unit (5 km, 100 ms, $29, 12%) and
+qualifier. "5.7 or 9", "2024 and 2025", "five point seven" and "5.7abc" do not parse
+and are not verified. Units of one dimension convert (5 km = 5000 m; 100 ms = 0.1 s);
+"5000 m" against a length is metres, otherwise millions.
+
+A token that states a bound — "more than", "over", "at least", "no fewer than",
+"less than", "under", "up to", "at most", "no more than", "nearly", "almost",
+"between X and Y", or any of them after "not" — is verified when the claimed value
+satisfies the bound ("more than 104" does not verify 100), under tolerance, range
+and auto; exact, rounded, abbr, percent, ratio and year do not accept a bound.
+
+Tagged outputs: with --outputs and --claims-table, every <claim id="…" policy="…">…</claim>
+tag of every output is checked against the claim table's row of that id, and every
+number of the text is shown as verified (tag present, check passed), flagged (tag
+present, check failed) or bare (no tag): counts per output on the terminal and, with
+--out, numbers.parquet, number_counts.parquet and numbers.html (the outputs marked
+up). A tag may name its policy in the reference implementation's form too
+(policy="rounded" decimals="2", policy="tolerance" tolerance="0.02"). Malformed tags
+(unclosed, a stray </claim>, an unknown claim id or policy, attributes that do not
+parse) are printed as file:line: output, column: message; their numbers are flagged.
+--fail-on (default malformed>0) exits 1 when a gate holds. See
+docs/format/tagged-outputs.md.
+
+Exit status: 0 verified, 1 not verified (or a gate holds), 2 usage error (a claim value that is not
+one number, an unknown policy, an invalid policy file).`
