@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: all build test race lint tidy-check deploy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: chromium bench-review all build test race lint tidy-check deploy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -17,10 +17,10 @@ build:
 
 ## test: the whole suite (the README's test command; CI runs it). The onnx
 ## backend's tests need ONNX Runtime: `make ort` fetches it first.
-test: ort tokenizer-ref
+test: ort tokenizer-ref chromium
 	ORT_LIB=$(ORT_LIB) TOKENIZER_REF=$(TOKENIZER_REF) $(GO) test -count=1 -timeout 20m ./...
 
-race: ort tokenizer-ref
+race: ort tokenizer-ref chromium
 	ORT_LIB=$(ORT_LIB) TOKENIZER_REF=$(TOKENIZER_REF) $(GO) test -race -count=1 -timeout 30m ./...
 
 $(STATICCHECK):
@@ -111,7 +111,10 @@ bench-memory: build
 	    --claims $(E2E_DIR)/data-$$n/claims.jsonl --gold $(E2E_DIR)/data-$$n/gold.jsonl --out $(E2E_DIR)/mem-$$n > /dev/null; \
 	done
 
-## fuzz: a short run of every fuzz target (each target alone, as go test requires)
+## fuzz: a short run of every fuzz target (each target alone, as go test requires):
+## one per parser the user's bytes or a server's answer reach (claims and gold,
+## corpus and spans, outputs, facts, tokenizer.json, the commit marker, JSONL
+## lines, numbers, judge, TEI and Triton answers). CI runs it with FUZZTIME=5s.
 FUZZTIME ?= 10s
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
@@ -237,6 +240,33 @@ weights-check: build
 	rm -rf $(GENERATED_SET) && $(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train $(TRAIN_SETS) --out $(LEXICAL)/weights.json && \
 	cmp $(LEXICAL)/weights.json adjudicate/lexical/weights.json && echo "weights-check: identical to the committed weights"
+## chromium: Debian's chromium for the review.html browser test (review
+## package), installed when it is missing and apt-get can (as root or with
+## sudo); never fails: without a browser that one test skips, saying why
+chromium:
+	@if ! command -v $(CHROMIUM) > /dev/null; then \
+	  if command -v apt-get > /dev/null && [ "$$(id -u)" = 0 ]; then SUDO=; \
+	  elif command -v apt-get > /dev/null && command -v sudo > /dev/null; then SUDO=sudo; \
+	  else echo "chromium: not installed and apt-get is not available: the review.html browser test will skip"; exit 0; fi; \
+	  $$SUDO apt-get install -y -q chromium > /dev/null 2>&1 || \
+	    { $$SUDO apt-get update -q > /dev/null 2>&1 && $$SUDO apt-get install -y -q chromium > /dev/null 2>&1; } || \
+	    echo "chromium: apt-get could not install it: the review.html browser test will skip"; fi
+
+## bench-review: the review estimates on the four real sets (DATA=...): each set
+## is run, then 200 gold labels stand in for the human sample; prints the PPI and
+## classical intervals beside the full-gold value (seed 1, each design), then
+## coverage over 500 draws per design; skipped without DATA
+REVIEW_DIR := .cache/bench-review
+bench-review: build
+	@if ! $(HAVE_DATA); then echo "bench-review: skipped: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
+	for s in $(REAL_SETS); do \
+	  test -f $(REVIEW_DIR)/$$s/records.parquet || $(BIN)/audit run --log-level warn --corpus $(DATA)/$$s/corpus.jsonl \
+	    --spans $(DATA)/$$s/spans.jsonl --claims $(DATA)/$$s/claims.jsonl --gold $(DATA)/$$s/gold_labels.jsonl \
+	    --out $(REVIEW_DIR)/$$s > /dev/null || exit 1; done; \
+	for st in uniform stratified active; do \
+	  $(GO) run ./bench/review -n 200 -seed 1 -strategy $$st $(foreach s,$(REAL_SETS),$(REVIEW_DIR)/$(s)); \
+	  $(GO) run ./bench/review -n 200 -seeds 500 -strategy $$st $(foreach s,$(REAL_SETS),$(REVIEW_DIR)/$(s)); done
+
 ## report-shot: open report.html in a real browser, headless Chromium (Debian's
 ## chromium package, installed here when apt-get can), and save full-page
 ## screenshots of the demo's report and of a report on claims that carry HTML and

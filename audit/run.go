@@ -11,6 +11,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -21,6 +24,7 @@ import (
 	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/rules"
 )
 
 // Calibration modes.
@@ -64,6 +68,11 @@ type Options struct {
 	Folds             int     // cross-fitting folds; default metrics.DefaultFolds
 	MinCalibration    int     // fewest labelled claims to fit a temperature on; default metrics.DefaultMinCalibration
 	Resume            bool    // reuse verdicts cached in OutDir/.cache
+	// StrictGold makes a gold line naming a claim not in the claims file
+	// an error; otherwise such lines are ignored and counted
+	// (Result.IgnoredGold, and a warning): a run over a sample of the
+	// claims with the full gold file.
+	StrictGold bool
 	// Shard, when it splits the run (Count > 1), audits only the claims
 	// claims.ShardOf assigns it: their records are decided at T = 1 and
 	// no reports are written; `audit report` over every shard's records
@@ -78,13 +87,24 @@ type Options struct {
 	// NumericEffect is how the numeric check bears on the label: none,
 	// flag (default) or override (lint.DecideNumeric).
 	NumericEffect lint.NumericEffect
+	// Rules is the decision-rule layer (package rules); the zero value
+	// applies none.
+	Rules RuleOptions
 
 	ToolVersion string
+	// Instance identifies this execution (run_instance, started_at in every
+	// file); the zero value draws one when Run starts.
+	Instance    reports.Instance
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 	SliceBy     []string       // claim metadata keys to slice on (--slice-by meta.KEY)
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
 
 	Progress func(done, total int)
+
+	// branchAt is the BRANCH threshold the calibrate stage chose
+	// (BranchThresholdDegenerate for a degenerate-unsupported verifier; 0:
+	// BranchThreshold).
+	branchAt float64
 	// Stage, when set, is told when each stage begins (done false) and
 	// ends (done true, with its wall time), for stage lines on a terminal.
 	Stage func(name string, done bool, elapsed time.Duration)
@@ -107,6 +127,10 @@ type Result struct {
 	Timings      reports.Timings
 	Tables       *reports.Tables // nil for a shard
 	CacheHits    int             // verdicts reused from the --resume cache
+	Instance     reports.Instance
+	// IgnoredGold counts gold lines for claims not in this run (ignored
+	// unless Options.StrictGold).
+	IgnoredGold int
 
 	errors []reports.Record // the misclassified claims report.html shows
 }
@@ -134,7 +158,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 func (o *Options) run(ctx context.Context) (*Result, error) {
 	o.defaults()
-	res := &Result{}
+	res := &Result{Instance: o.Instance}
 	tm, st := &res.Timings, o.Stage
 	in, err := timed(st, "validate", &tm.Validate, func() (*inputs, error) { return o.readInputs(ctx) })
 	if err != nil {
@@ -145,6 +169,9 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	defer ix.Close()
+	if err := o.warnUnknownEvidence(ctx, in, ix); err != nil {
+		return nil, err
+	}
 	v, err := o.verifier(ix)
 	if err != nil {
 		return nil, err
@@ -152,6 +179,7 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	defer func() { closeIfCloser(v) }()
 	version := versionOf(v, o.VerifierName)
 	res.RunID = runID(in, ix, *o, version)
+	res.IgnoredGold = in.ignoredGold
 	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
@@ -174,7 +202,7 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	if o.Shard.Sharded() {
-		err = reports.WriteManifest(o.WriteDir, reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion}, o.manifest(in, ix, version, res))
+		err = reports.WriteManifest(o.WriteDir, reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion, Instance: o.Instance}, o.manifest(in, ix, version, res))
 	} else {
 		res.Tables, err = timed(st, "reports", &tm.Reports, func() (*reports.Tables, error) { return o.writeReports(ctx, in, ix, version, res) })
 	}
@@ -241,6 +269,9 @@ func (o *Options) defaults() {
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if o.Instance.ID == "" {
+		o.Instance = reports.NewInstance(time.Now())
+	}
 }
 
 // inputs are the validated claims file (and gold) with their hashes.
@@ -250,12 +281,15 @@ type inputs struct {
 	// evidence are the gold evidence ids the gold file names, by claim.
 	evidence map[string][]string
 	files    []corpus.Input // claims and gold, hashed
+	// ignoredGold counts gold lines naming claims not in the claims file.
+	ignoredGold int
 }
 
 // readInputs validates the claims and gold (every defect is reported at
 // file:line:col) and hashes them for the run id and manifest.
 func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	cv := claims.NewValidator(false)
+	cv.IgnoreUnknownGold = !o.StrictGold
 	if err := cv.ReadFile(ctx, "claims", o.ClaimsPath); err != nil {
 		return nil, err
 	}
@@ -267,7 +301,7 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	if err := cv.Errors().Err(); err != nil {
 		return nil, err
 	}
-	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence()}
+	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence(), ignoredGold: cv.UnknownGold()}
 	in.total, _ = cv.Counts()
 	if in.total == 0 {
 		// An empty records.parquet that report then refuses helps nobody.
@@ -353,6 +387,37 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 	return WithCache(v, c), nil
 }
 
+// warnUnknownEvidence says once (a warning with the count and the first
+// few) when gold evidence ids name no span or document of the corpus:
+// retrieval recall and MRR count such evidence as never retrieved, which
+// would otherwise read as a retrieval failure.
+func (o *Options) warnUnknownEvidence(ctx context.Context, in *inputs, ix *index) error {
+	var ids []string
+	for _, evs := range in.evidence {
+		ids = append(ids, evs...)
+	}
+	sort.Strings(ids)
+	ids = slices.Compact(ids)
+	var unknown []string
+	for _, id := range ids {
+		_, ok, err := ix.Passage(ctx, id)
+		if err == nil && !ok {
+			ok, err = ix.HasDoc(ctx, id)
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		o.Log.Warn("gold evidence ids name no span or document of the corpus; retrieval recall and MRR count them as never retrieved",
+			"ids", len(unknown), "of", len(ids), "first", strings.Join(unknown[:min(5, len(unknown))], ", "))
+	}
+	return nil
+}
+
 // cacheFolder makes the verdict cache's folder, marked as the tool's
 // (outdir.OwnTag) when the tool creates it or the cache file in it; an
 // existing cache file must be a regular file.
@@ -404,6 +469,7 @@ func (o *Options) manifest(in *inputs, ix *index, verifierVersion string, res *R
 		Counts:   reports.ManifestCount{Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors},
 		Timings:  &res.Timings,
 	}
+	o.Rules.describe(m.Settings)
 	if o.Shard.Sharded() {
 		m.Shard = &reports.ShardInfo{Index: o.Shard.Index, Count: o.Shard.Count}
 	}
@@ -434,6 +500,17 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 	}
 	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectFlag {
 		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
+	}
+	if r := o.Rules; len(r.Enabled) > 0 {
+		// Only a run with rules hashes them: a run without keeps its id.
+		var names []string
+		for _, n := range rules.Names {
+			if r.Enabled[n] {
+				names = append(names, n)
+			}
+		}
+		fmt.Fprintf(h, "rules=%s effect=%s noevidence=%s maxage=%v authority=%s=%s\n", strings.Join(names, ","), r.Effect, r.NoEvidence,
+			r.MaxAge, r.AuthorityKey, r.AuthorityValue)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -127,3 +127,25 @@ func TestLoadMeta(t *testing.T) {
 		})
 	}
 }
+
+// A run over a sample of the claims with the full gold file: lines for
+// claims not read are counted, not errors, when IgnoreUnknownGold is set;
+// a malformed line is still an error.
+func TestIgnoreUnknownGold(t *testing.T) {
+	ctx := context.Background()
+	cl := `{"id":"a","text":"The sky is blue."}` + "\n"
+	gold := `{"claim_id":"a","label":"supported"}` + "\n" + `{"claim_id":"b","label":"unsupported"}` + "\n" + `{"claim_id":"c","label":"refutes"}` + "\n"
+	strict := NewValidator(false)
+	require.NoError(t, strict.AddClaims(ctx, strings.NewReader(cl), "c.jsonl"))
+	require.NoError(t, strict.AddGold(ctx, strings.NewReader(gold), "g.jsonl"))
+	assert.Equal(t, 2, strict.Errors().Total)
+	assert.Equal(t, 0, strict.UnknownGold())
+
+	lenient := NewValidator(false)
+	lenient.IgnoreUnknownGold = true
+	require.NoError(t, lenient.AddClaims(ctx, strings.NewReader(cl), "c.jsonl"))
+	require.NoError(t, lenient.AddGold(ctx, strings.NewReader(gold+`{"claim_id":"d","label":"maybe"}`+"\n"), "g.jsonl"))
+	assert.Equal(t, 1, lenient.Errors().Total, "a bad label is an error whatever the claim")
+	assert.Equal(t, 3, lenient.UnknownGold())
+	assert.Equal(t, map[string]Label{"a": Supported}, lenient.Gold())
+}

@@ -22,14 +22,15 @@ const expectCols = {
     'tier2_fa', 'action', 'verdict', 'numeric_check', 'numeric_policy', 'evidence', 'evidence_used', 'meta', 'rationale', 'error', 'latency_ms',
     'verifier', 'run_id',
     'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by', 'claim_index',
-    'gold_evidence', 'gold_evidence_retrieved', 'gold_evidence_rank'],
-  'metrics.parquet': ['run_id', 'metric', 'slice', 'stage', 'value', 'ci_low', 'ci_high'],
-  'confusion.parquet': ['run_id', 'slice', 'gold_label', 'predicted_label', 'count'],
-  'calibration.parquet': ['run_id', 'stage', 'scheme', 'bin', 'lo', 'hi', 'count', 'mean_confidence', 'accuracy'],
-  'risk_coverage.parquet': ['run_id', 'stage', 'threshold', 'coverage', 'risk'],
+    'gold_evidence', 'gold_evidence_retrieved', 'gold_evidence_rank', 'run_instance', 'started_at'],
+  'metrics.parquet': ['run_id', 'metric', 'slice', 'stage', 'value', 'ci_low', 'ci_high', 'n', 'slice_key', 'slice_value',
+    'run_instance', 'started_at'],
+  'confusion.parquet': ['run_id', 'slice', 'gold_label', 'predicted_label', 'count', 'run_instance', 'started_at'],
+  'calibration.parquet': ['run_id', 'stage', 'scheme', 'bin', 'lo', 'hi', 'count', 'mean_confidence', 'accuracy', 'run_instance', 'started_at'],
+  'risk_coverage.parquet': ['run_id', 'stage', 'threshold', 'coverage', 'risk', 'run_instance', 'started_at'],
   'outputs.parquet': ['run_id', 'output_id', 'claims', 'supported', 'unsupported', 'insufficient', 'abstained', 'supported_fraction',
     'any_unsupported', 'verdict', 'labelled', 'gold_supported', 'gold_unsupported', 'gold_insufficient', 'gold_supported_fraction',
-    'gold_any_unsupported', 'gold_verdict'],
+    'gold_any_unsupported', 'gold_verdict', 'run_instance', 'started_at'],
 };
 for (const [f, cols] of Object.entries(expectCols)) {
   const got = (await q(`DESCRIBE SELECT * FROM ${file(f)}`)).map((r) => r.column_name);

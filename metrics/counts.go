@@ -95,6 +95,20 @@ func (c Counts) Tier2FAConditional() float64 { return ratio(c.Tier2FA(), c.Answe
 // Tier2FAUnconditional is Tier2FA ÷ n (labelled).
 func (c Counts) Tier2FAUnconditional() float64 { return ratio(c.Tier2FA(), c.Labelled) }
 
+// Tier1FAOfGoldNegatives is the false-accept rate as most readers mean it:
+// predicted supported ÷ claims whose gold label is unsupported or
+// insufficient (answered or not: an abstention accepts nothing). It is
+// not Tier1FAConditional, whose denominator is every answered claim.
+func (c Counts) Tier1FAOfGoldNegatives() float64 {
+	return ratio(c.Tier1FA(), c.GoldTotal[Unsupported]+c.GoldTotal[Insufficient])
+}
+
+// Tier2FAOfGoldUnsupported is predicted supported or insufficient ÷ claims
+// whose gold label is unsupported (answered or not).
+func (c Counts) Tier2FAOfGoldUnsupported() float64 {
+	return ratio(c.Tier2FA(), c.GoldTotal[Unsupported])
+}
+
 // PerClass returns precision, recall and F1 of class k over the confusion
 // matrix of answered, labelled outcomes. Each is NaN where its denominator
 // is 0: precision when nothing was predicted k, recall when no gold label

@@ -44,7 +44,7 @@
 //     answered; mean_confidence is the mean top probability of answered
 //     claims.
 //   - degenerate_verifier is 1 when one predicted label covers at least 95%
-//     of answered claims, or when accuracy is at or below the upper end of
+//     of answered claims (at least 100 answered), or when accuracy is at or below the upper end of
 //     majority_accuracy's 95% bootstrap interval (the verifier does not
 //     beat "always the majority label"); 0 when neither; null when nothing
 //     was answered, or when the first test passes and there is no gold

@@ -19,7 +19,7 @@ type Metric struct {
 // Names is every metric: the claim metrics in DESIGN.md's order, then
 // CheckMetrics, OutputMetrics and RetrievalMetrics. `--fail-on` accepts
 // these.
-var Names = slices.Concat(claimNames, CheckMetrics, OutputMetrics, RetrievalMetrics)
+var Names = slices.Concat(claimNames, CheckMetrics, OutputMetrics, RetrievalMetrics, RuleMetrics)
 
 var claimNames = []string{
 	"n", "answered", "abstained", "coverage", "abstain_rate",
@@ -32,6 +32,7 @@ var claimNames = []string{
 	"recall_supported", "recall_unsupported", "recall_insufficient",
 	"f1_supported", "f1_unsupported", "f1_insufficient",
 	"tier1_fa_conditional", "tier1_fa_unconditional", "tier2_fa_conditional", "tier2_fa_unconditional",
+	"tier1_fa_of_gold_negatives", "tier2_fa_of_gold_unsupported",
 	"selective_risk", "ece_10", "ece_15", "ece_em_10", "classwise_ece", "mce", "brier", "nll",
 	"aurc", "e_aurc", "temperature", "pass_rate", "false_positive_rate", "false_negative_rate",
 	"evidence_coverage", "unsupported_rate", "latency_p50_ms", "latency_p99_ms",
@@ -40,6 +41,12 @@ var claimNames = []string{
 // DegenerateShare: a verifier whose most frequent predicted label covers at
 // least this share of answered claims is degenerate.
 const DegenerateShare = 0.95
+
+// DegenerateMinAnswered is the fewest answered claims the share test of
+// degenerate_verifier needs (the verifier method's flags measure over at
+// least 100): one claim predicted supported is 100% supported, not a
+// collapsed verifier.
+const DegenerateMinAnswered = 100
 
 // Evaluation is every metric of Names for one set of outcomes, with 95%
 // bootstrap intervals for BootstrapMetrics (none for an undefined value).
@@ -78,6 +85,7 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 	v["degenerate_verifier"] = degenerate(c, v["accuracy"], majorityHigh)
 	maps.Copy(v, checkValues(outs, t))
 	maps.Copy(v, retrievalValues(outs))
+	maps.Copy(v, ruleValues(outs))
 	ov, oci := evaluateOutputs(outs, t, opts)
 	maps.Copy(v, ov)
 	if ci != nil {
@@ -101,7 +109,7 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 }
 
 // degenerate is 1 when one predicted label covers at least DegenerateShare
-// of answered claims, or accuracy does not exceed the upper end of the
+// of answered claims (from DegenerateMinAnswered up), or accuracy does not exceed the upper end of the
 // majority baseline's interval; 0 when neither; NaN when no claim was
 // answered, or when the first test passes and there is no gold to run the
 // second.
@@ -110,7 +118,7 @@ func degenerate(c Counts, accuracy, majorityHigh float64) float64 {
 		return math.NaN()
 	}
 	for _, n := range c.PredictedTotal {
-		if float64(n) >= DegenerateShare*float64(c.Answered) {
+		if c.Answered >= DegenerateMinAnswered && float64(n) >= DegenerateShare*float64(c.Answered) {
 			return 1
 		}
 	}
@@ -164,6 +172,7 @@ func pointValues(outs []Outcome, t float64, c Counts) map[string]float64 {
 		"binary_balanced_accuracy": c.BinaryBalancedAccuracy(), "binary_auc": auc[Supported],
 		"tier1_fa_conditional": c.Tier1FAConditional(), "tier1_fa_unconditional": c.Tier1FAUnconditional(),
 		"tier2_fa_conditional": c.Tier2FAConditional(), "tier2_fa_unconditional": c.Tier2FAUnconditional(),
+		"tier1_fa_of_gold_negatives": c.Tier1FAOfGoldNegatives(), "tier2_fa_of_gold_unsupported": c.Tier2FAOfGoldUnsupported(),
 		"selective_risk": c.SelectiveRisk(), "ece_10": cal.ECE10, "ece_15": cal.ECE15, "ece_em_10": cal.ECEEqualMass,
 		"classwise_ece": cal.ClasswiseECE, "mce": cal.MCE, "brier": cal.Brier, "nll": cal.NLL,
 		"aurc": aurc, "e_aurc": aurc - OracleAURC(len(s), errs), "temperature": t,
@@ -204,6 +213,15 @@ func Undefined(name string, c Counts) string {
 		}
 		return ""
 	}
+	if strings.HasPrefix(name, "rule_") {
+		switch {
+		case strings.HasSuffix(name, "_count"):
+			return ""
+		case strings.HasSuffix(name, "_verifier_accuracy"):
+			return "the rule gave no labelled claim the verifier had labelled a label (or the layer is off: --rules none)"
+		}
+		return "the rule gave no labelled claim a label (or the layer is off: --rules none)"
+	}
 	switch name {
 	case "quality_gates_pass", "critical_unsupported", "contradictions", "supported_n_at_p80", "unsupported_n_at_p80",
 		"degenerate_supported", "degenerate_refuted", "outputs", "retrieval_claims":
@@ -213,11 +231,12 @@ func Undefined(name string, c Counts) string {
 			return r + " (the bounds need the 10-bin ECE)"
 		}
 		return ""
-	case "supported_accuracy_at_p80", "unsupported_accuracy_at_p80":
+	case "supported_accuracy_at_p80", "unsupported_accuracy_at_p80", "calibration_bound_supported", "calibration_bound_unsupported":
 		if r := noGold(); r != "" {
 			return r
 		}
-		return "no answered labelled claim was predicted " + strings.TrimSuffix(name, "_accuracy_at_p80") + " with probability >= 0.8"
+		class := strings.TrimPrefix(strings.TrimSuffix(name, "_accuracy_at_p80"), "calibration_bound_")
+		return "no answered labelled claim was predicted " + class + " with probability >= 0.8"
 	case "output_supported_fraction", "output_any_unsupported_rate", "output_pass_rate":
 		return "no claim has a source_id (the model output it came from)"
 	case "gold_output_supported_fraction", "gold_output_any_unsupported_rate":
@@ -244,6 +263,14 @@ func Undefined(name string, c Counts) string {
 			return "no claim has a gold label"
 		}
 		return ""
+	case "tier1_fa_of_gold_negatives", "tier2_fa_of_gold_unsupported":
+		if c.Labelled == 0 {
+			return "no claim has a gold label"
+		}
+		if name == "tier2_fa_of_gold_unsupported" {
+			return "no claim has gold label unsupported"
+		}
+		return "no claim has gold label unsupported or insufficient"
 	case "false_positive_rate", "false_negative_rate":
 		g := Unsupported
 		if name == "false_negative_rate" {

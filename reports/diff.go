@@ -21,6 +21,9 @@ type Run struct {
 	Path     string // what the user named: a folder or a records file
 	Records  []Record
 	Manifest *Manifest // nil when there is no manifest.json beside the records
+	// Temperature is the run's T as its summary.json gives it (the
+	// full-data T when cross-fitted); nil without a summary.json.
+	Temperature *float64
 }
 
 // LoadRun reads a run from an output folder (records.parquet and
@@ -45,6 +48,14 @@ func LoadRun(path string) (*Run, error) {
 		// manifest.json": say which file and why.
 		return nil, fmt.Errorf("unreadable run manifest: %w", err)
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
+		var sm struct {
+			Temperature *float64 `json:"temperature"`
+		}
+		if json.Unmarshal(b, &sm) == nil {
+			r.Temperature = sm.Temperature
+		}
+	}
 	if _, err := os.Stat(files[0]); err != nil && st.IsDir() && r.Manifest != nil && len(r.Manifest.Records) > 0 {
 		files = r.Manifest.Records
 	}
@@ -60,6 +71,11 @@ func LoadRun(path string) (*Run, error) {
 
 // ErrNoSharedClaims: two runs with no claim in common cannot be compared.
 var ErrNoSharedClaims = errors.New("the runs share no claims")
+
+// ErrDifferentInputs: two runs whose input files differ (by sha256) are
+// not compared claim by claim unless CompareOptions.AllowDifferentInputs:
+// generated sets reuse claim ids, so unrelated runs would pair.
+var ErrDifferentInputs = errors.New("the runs' inputs differ")
 
 // DiffCountsRow are the paired counts of one slice: claims with a gold
 // label in both runs, by whether each run got them right (answered with
@@ -86,6 +102,8 @@ type DeltaRow struct {
 	Delta   *float64 `json:"delta"`
 	DeltaLo *float64 `json:"delta_lo"`
 	DeltaHi *float64 `json:"delta_hi"`
+	// Significant: the 95% paired interval excludes 0.
+	Significant bool `json:"significant"`
 }
 
 // Transition counts shared claims whose decision went From → To
@@ -110,6 +128,8 @@ type Comparison struct {
 	Deltas      []DeltaRow      `json:"deltas"`
 	Warnings    []string        `json:"warnings"`
 	Gates       []GateResult    `json:"gates,omitempty"`
+
+	changed []changedPair // fixed and broken claims, for the html page
 }
 
 // CompareOptions tune Compare.
@@ -117,6 +137,10 @@ type CompareOptions struct {
 	Stage     string // StageCalibrated (default) or StageRaw
 	Seed      uint64 // paired bootstrap
 	Resamples int    // default 1000
+	// AllowDifferentInputs compares runs whose input files (corpus,
+	// spans, claims, gold) differ by hash, with a warning; otherwise
+	// that is ErrDifferentInputs.
+	AllowDifferentInputs bool
 }
 
 // Compare pairs two runs' records by claim id (in A's order) and computes
@@ -145,6 +169,10 @@ func Compare(a, b *Run, opts CompareOptions) (*Comparison, error) {
 		return nil, fmt.Errorf("%w: %s has %d claims, %s has %d, none with the same claim_id", ErrNoSharedClaims, a.Path, len(a.Records), b.Path, len(b.Records))
 	}
 	c.RunA, c.RunB = ra[0].RunID, rb[0].RunID
+	if d := inputDifferences(a.Manifest, b.Manifest); len(d) > 0 && !opts.AllowDifferentInputs {
+		return nil, fmt.Errorf("%w: %s; these are not two runs on the same claims (give --allow-different-inputs to pair them by claim id all the same)",
+			ErrDifferentInputs, strings.Join(d, "; "))
+	}
 	c.Warnings = differences(a, b, ra, rb)
 	if c.OnlyA > 0 || c.OnlyB > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("the runs share %d claims: %d only in A and %d only in B are left out", len(ra), c.OnlyA, c.OnlyB))
@@ -163,6 +191,7 @@ func Compare(a, b *Run, opts CompareOptions) (*Comparison, error) {
 		oa, ob = metrics.Scaled(oa, ta), metrics.Scaled(ob, tb)
 	}
 
+	c.changed = collectChanged(ra, rb, oa, ob)
 	trans := map[[2]string]int{}
 	for i := range oa {
 		trans[[2]string{decisionName(oa[i]), decisionName(ob[i])}]++
@@ -194,16 +223,90 @@ func Compare(a, b *Run, opts CompareOptions) (*Comparison, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Coverage has no bootstrap interval: its change is tested on the
+		// claims whose abstention changed, by McNemar's exact test.
+		abstainP := abstentionMcNemar(pa, pb)
 		for i, m := range ea.Metrics {
 			va, vb := m.Value, eb.Metrics[i].Value
+			if m.Name == "temperature" {
+				// Evaluate saw logits already scaled (T = 1): the runs' own T.
+				va, vb = runTemperature(a, ra, opts.Stage), runTemperature(b, rb, opts.Stage)
+			}
 			row := DeltaRow{Metric: m.Name, Slice: sl.Name, A: fp(va), B: fp(vb), Delta: fp(vb - va)}
 			if iv, ok := ci[m.Name]; ok && row.Delta != nil {
 				row.DeltaLo, row.DeltaHi = fp(iv.Low), fp(iv.High)
+				row.Significant = iv.Low > 0 || iv.High < 0
+			}
+			if abstentionMetric(m.Name) && row.Delta != nil && *row.Delta != 0 {
+				row.Significant = abstainP < 0.05
 			}
 			c.Deltas = append(c.Deltas, row)
 		}
 	}
 	return c, nil
+}
+
+// abstentionMetric: metrics that move only with abstentions.
+func abstentionMetric(name string) bool {
+	switch name {
+	case "coverage", "abstain_rate", "answered", "abstained":
+		return true
+	}
+	return false
+}
+
+// abstentionMcNemar is McNemar's exact two-sided p over the claims
+// answered in one run and abstained in the other (1 when none).
+func abstentionMcNemar(a, b []metrics.Outcome) float64 {
+	var toAbstain, toAnswer int
+	for i := range a {
+		switch {
+		case !a[i].Abstained && b[i].Abstained:
+			toAbstain++
+		case a[i].Abstained && !b[i].Abstained:
+			toAnswer++
+		}
+	}
+	return metrics.McNemar(toAbstain, toAnswer)
+}
+
+// runTemperature is a run's temperature for the stage: 1 raw; calibrated,
+// its summary.json's T, else the one T every record holds, else undefined
+// (per-claim temperatures and no summary).
+func runTemperature(r *Run, recs []Record, stage string) float64 {
+	if stage == StageRaw {
+		return 1
+	}
+	if r.Temperature != nil {
+		return *r.Temperature
+	}
+	t := recs[0].Temperature
+	for _, x := range recs {
+		if x.Temperature != t {
+			return math.NaN()
+		}
+	}
+	return t
+}
+
+// inputDifferences names the input roles both manifests hash differently
+// (a role one run lacks, or a missing manifest, is a warning of
+// differences, not a refusal).
+func inputDifferences(ma, mb *Manifest) []string {
+	if ma == nil || mb == nil {
+		return nil
+	}
+	hb := map[string]string{}
+	for _, f := range mb.Inputs {
+		hb[f.Role] = f.SHA256
+	}
+	var d []string
+	for _, f := range ma.Inputs {
+		if y, ok := hb[f.Role]; ok && y != f.SHA256 {
+			d = append(d, fmt.Sprintf("%s sha256 %s in A, %s in B", f.Role, short(f.SHA256), short(y)))
+		}
+	}
+	return d
 }
 
 func decisionName(o metrics.Outcome) string {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Export formats of `audit export`.
@@ -29,8 +30,23 @@ func columnName(f reflect.StructField) string {
 }
 
 // RecordColumns are records.parquet's columns, in file order.
-func RecordColumns() []string {
-	t := reflect.TypeFor[Record]()
+func RecordColumns() []string { return columnsOf[Record]() }
+
+// timestampOf writes a timestamp(millisecond) column (started_at) as RFC
+// 3339 text, UTC, "" for 0; ok false for any other column.
+func timestampOf(f reflect.StructField, v reflect.Value) (string, bool) {
+	if !strings.Contains(f.Tag.Get("parquet"), "timestamp(millisecond)") || v.Kind() != reflect.Int64 {
+		return "", false
+	}
+	if v.Int() == 0 {
+		return "", true
+	}
+	return time.UnixMilli(v.Int()).UTC().Format("2006-01-02T15:04:05.000Z07:00"), true
+}
+
+// columnsOf are the Parquet columns of rows of T, in file order.
+func columnsOf[T any]() []string {
+	t := reflect.TypeFor[T]()
 	out := make([]string, t.NumField())
 	for i := range out {
 		out[i] = columnName(t.Field(i))
@@ -57,6 +73,11 @@ func jsonValue(buf *bytes.Buffer, v reflect.Value) {
 			k, _ := json.Marshal(columnName(v.Type().Field(i)))
 			buf.Write(k)
 			buf.WriteByte(':')
+			if ts, ok := timestampOf(v.Type().Field(i), v.Field(i)); ok {
+				t, _ := json.Marshal(ts)
+				buf.Write(t)
+				continue
+			}
 			jsonValue(buf, v.Field(i))
 		}
 		buf.WriteByte('}')
@@ -147,10 +168,16 @@ func neutralizeFormula(s string) string {
 // formula prefixed with ') or as JSONL (one object per
 // record, keys the column names, null as null).
 func ExportRecords(w io.Writer, format string, recs []Record) error {
+	return ExportRows(w, format, recs)
+}
+
+// ExportRows writes the rows of any of the run's Parquet files as
+// ExportRecords writes records.
+func ExportRows[T any](w io.Writer, format string, rows []T) error {
 	switch format {
 	case ExportJSONL:
 		var buf bytes.Buffer
-		for _, r := range recs {
+		for _, r := range rows {
 			buf.Reset()
 			jsonValue(&buf, reflect.ValueOf(r))
 			buf.WriteByte('\n')
@@ -161,13 +188,18 @@ func ExportRecords(w io.Writer, format string, recs []Record) error {
 		return nil
 	case ExportCSV:
 		cw := csv.NewWriter(w)
-		if err := cw.Write(RecordColumns()); err != nil {
+		cols := columnsOf[T]()
+		if err := cw.Write(cols); err != nil {
 			return err
 		}
-		row := make([]string, len(RecordColumns()))
-		for _, r := range recs {
+		row := make([]string, len(cols))
+		for _, r := range rows {
 			v := reflect.ValueOf(r)
 			for i := range row {
+				if ts, ok := timestampOf(v.Type().Field(i), v.Field(i)); ok {
+					row[i] = ts
+					continue
+				}
 				row[i] = csvCell(v.Field(i))
 			}
 			if err := cw.Write(row); err != nil {
@@ -178,4 +210,42 @@ func ExportRecords(w io.Writer, format string, recs []Record) error {
 		return cw.Error()
 	}
 	return fmt.Errorf("export format %q is not csv or jsonl", format)
+}
+
+// ExportTables are the Parquet files of a run folder audit export reads,
+// by their name without .parquet.
+var ExportTables = []string{"records", "metrics", "confusion", "calibration", "risk_coverage", "outputs"}
+
+// ExportFile reads one of a run's Parquet files (named by ExportTables)
+// and writes its rows.
+func ExportFile(w io.Writer, format, table, path string) error {
+	switch table {
+	case "records":
+		return exportFile[Record](w, format, path)
+	case "metrics":
+		return exportFile[MetricRow](w, format, path)
+	case "confusion":
+		return exportFile[ConfusionRow](w, format, path)
+	case "calibration":
+		return exportFile[CalibrationRow](w, format, path)
+	case "risk_coverage":
+		return exportFile[RiskCoverageRow](w, format, path)
+	case "outputs":
+		return exportFile[OutputRow](w, format, path)
+	}
+	return fmt.Errorf("table %q is not one of %s", table, strings.Join(ExportTables, ", "))
+}
+
+// ErrReadExport marks a file export could not read (an input error).
+type ErrReadExport struct{ Err error }
+
+func (e *ErrReadExport) Error() string { return e.Err.Error() }
+func (e *ErrReadExport) Unwrap() error { return e.Err }
+
+func exportFile[T any](w io.Writer, format, path string) error {
+	rows, err := ReadParquet[T](path)
+	if err != nil {
+		return &ErrReadExport{Err: err}
+	}
+	return ExportRows(w, format, rows)
 }

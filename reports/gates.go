@@ -144,6 +144,8 @@ type GateScope int
 const (
 	RunScope GateScope = iota
 	DiffScope
+	// EstimateScope is `audit estimate`: est_<quantity> of estimates.parquet.
+	EstimateScope
 )
 
 // sliceKeys maps every accepted slice key to metrics.parquet's.
@@ -168,6 +170,16 @@ func ParseDiffGates(expr string) ([]Gate, error) { return ParseScopedGates(expr,
 // ParseScopedGates parses gates for a scope; every error wraps ErrBadGate
 // and says what is wrong with which gate.
 func ParseScopedGates(expr string, scope GateScope) ([]Gate, error) {
+	return parseGates(expr, scope, nil)
+}
+
+// ParseEstimateGates parses `audit estimate` gates over est_<quantity>,
+// one of quantities, and its interval: "est_tier1_fa.hi>0.05".
+func ParseEstimateGates(expr string, quantities []string) ([]Gate, error) {
+	return parseGates(expr, EstimateScope, quantities)
+}
+
+func parseGates(expr string, scope GateScope, quantities []string) ([]Gate, error) {
 	if strings.TrimSpace(expr) == "" {
 		return nil, nil
 	}
@@ -178,7 +190,7 @@ func ParseScopedGates(expr string, scope GateScope) ([]Gate, error) {
 		if m == nil || m[1] == "" || m[3] == "" {
 			return nil, fmt.Errorf("%w: %q is not %s", ErrBadGate, part, grammar)
 		}
-		left, err := parseOperand(m[1], scope)
+		left, err := parseOperand(m[1], scope, quantities)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %q: %v", ErrBadGate, part, err)
 		}
@@ -190,7 +202,7 @@ func ParseScopedGates(expr string, scope GateScope) ([]Gate, error) {
 			}
 			g.Threshold = v
 		} else {
-			right, err := parseOperand(m[3], scope)
+			right, err := parseOperand(m[3], scope, quantities)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %q: %v", ErrBadGate, part, err)
 			}
@@ -222,10 +234,13 @@ func splitGates(expr string) []string {
 	return append(parts, expr[start:])
 }
 
-func parseOperand(s string, scope GateScope) (Operand, error) {
+func parseOperand(s string, scope GateScope, quantities []string) (Operand, error) {
 	m := reOperand.FindStringSubmatch(s)
 	if m == nil {
 		return Operand{}, fmt.Errorf("%q is not a number or NAME[KEY=VALUE].lo|.hi", s)
+	}
+	if scope == EstimateScope {
+		return parseEstimateOperand(m, quantities)
 	}
 	o := Operand{Delta: m[1] != "", Name: m[2], Slice: "all", Bound: m[5]}
 	isCount := slices.Contains(DiffCounts, o.Name)
@@ -237,11 +252,11 @@ func parseOperand(s string, scope GateScope) (Operand, error) {
 	case isCount && o.Delta:
 		return o, fmt.Errorf("%s is already a comparison of two runs: write it without the delta prefix", o.Name)
 	case !isCount && !slices.Contains(metrics.Names, o.Name):
-		known := strings.Join(metrics.Names, ", ")
+		more := ""
 		if scope == DiffScope {
-			known += "; in diff also " + strings.Join(DiffCounts, ", ") + " and delta.<metric>"
+			more = "; in diff also " + strings.Join(DiffCounts, ", ") + " and delta.<metric>"
 		}
-		return o, fmt.Errorf("unknown metric %q (known: %s)", o.Name, known)
+		return o, errors.New(unknownMetric(o.Name, metrics.Names, more))
 	}
 	if m[3] != "" || m[4] != "" || strings.Contains(s, "[") {
 		key, val := strings.TrimSpace(m[3]), strings.TrimSpace(m[4])

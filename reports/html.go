@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/claimaudit/claimaudit/metrics"
@@ -39,6 +40,14 @@ type htmlReport struct {
 	SmallSlices int // slices left out of the table: too few claims
 	Errors      []htmlError
 	ErrorsShown int
+	// Header lines: when, on what, with which settings.
+	Date, ClaimsLine string
+	Inputs           []string
+	Settings         string
+	Abstained        string
+	Glossary         []GlossaryEntry
+	Rules            []RuleRow
+	Bounds           []BoundRow
 }
 
 type htmlMetric struct {
@@ -69,8 +78,10 @@ type htmlSlice struct {
 	Name                                          string
 	N, Coverage, Accuracy, Majority, MacroF1, ECE string
 	Tier1FA                                       string
-	ece                                           float64
-	answered                                      float64
+	// 95% bootstrap intervals (empty below metrics.MinBootstrapClaims).
+	AccuracyCI, MacroF1CI, Tier1FACI, ECECI string
+	ece                                     float64
+	answered                                float64
 }
 
 type htmlError struct {
@@ -104,7 +115,12 @@ func interval(s *Summary, name string) string {
 // as SVG data, no scripts and nothing fetched.
 func (t *Tables) html(figs []*figure) ([]byte, error) {
 	s := &t.Summary
-	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors}
+	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors, Glossary: Glossary, Rules: ruleRows(s), Bounds: boundRows(s)}
+	r.Date, r.ClaimsLine, r.Inputs, r.Settings = htmlHeader(s, &t.manifest)
+	r.Abstained = "—"
+	if v := s.Metrics["abstained"]; v != nil {
+		r.Abstained = fmt.Sprintf("%.0f", *v)
+	}
 	for _, h := range headline {
 		v, raw := num(s.Metrics[h.name]), num(s.RawMetrics[h.name])
 		if h.name == "degenerate_verifier" {
@@ -162,6 +178,7 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 // out (metrics.parquet has them all).
 func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice, int) {
 	vals := map[string]map[string]*float64{}
+	ivs := map[string]map[string]string{}
 	var names []string
 	for _, m := range t.Metrics {
 		if m.Stage != StageCalibrated {
@@ -169,9 +186,13 @@ func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice, int) {
 		}
 		if vals[m.Slice] == nil {
 			vals[m.Slice] = map[string]*float64{}
+			ivs[m.Slice] = map[string]string{}
 			names = append(names, m.Slice)
 		}
 		vals[m.Slice][m.Metric] = m.Value
+		if m.CILow != nil && m.CIHigh != nil {
+			ivs[m.Slice][m.Metric] = fmt.Sprintf("[%.3f, %.3f]", *m.CILow, *m.CIHigh)
+		}
 	}
 	labelled := map[string]int64{} // answered, labelled claims per slice
 	for _, c := range t.Confusion {
@@ -188,7 +209,8 @@ func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice, int) {
 		}
 		row := htmlSlice{Name: name, N: n, Coverage: num(v["coverage"]), Accuracy: num(v["accuracy"]),
 			Majority: num(v["majority_accuracy"]), MacroF1: num(v["macro_f1"]), ECE: num(v["ece_10"]),
-			Tier1FA: num(v["tier1_fa_conditional"]), ece: math.NaN()}
+			Tier1FA: num(v["tier1_fa_conditional"]), ece: math.NaN(),
+			AccuracyCI: ivs[name]["accuracy"], MacroF1CI: ivs[name]["macro_f1"], Tier1FACI: ivs[name]["tier1_fa_conditional"], ECECI: ivs[name]["ece_10"]}
 		if v["ece_10"] != nil {
 			row.ece = *v["ece_10"]
 		}
@@ -283,4 +305,33 @@ func (t *Tables) writeHTML(dir string, figs []*figure) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// htmlHeader are report.html's header lines: when the run started (or,
+// without an instance, when the report was written), the claim count with the labelled ones, the
+// inputs (role, file name, sha256 prefix) and the settings that decide
+// the numbers.
+func htmlHeader(s *Summary, m *Manifest) (date, claims string, inputs []string, settings string) {
+	date = "started " + s.StartedAt
+	if s.StartedAt == "" {
+		date = "written " + time.Now().UTC().Format(time.RFC3339)
+	}
+	claims = fmt.Sprintf("%d claims", s.Claims)
+	if s.Claims > 0 {
+		claims += " (" + LabelledOf(s.Labelled, s.Claims) + ")"
+	}
+	for _, f := range m.Inputs {
+		inputs = append(inputs, fmt.Sprintf("%s %s (sha256 %s)", f.Role, filepath.Base(f.Path), short(f.SHA256)))
+	}
+	for _, f := range m.Records {
+		inputs = append(inputs, "records "+f)
+	}
+	if st := m.Settings; st != nil {
+		settings = fmt.Sprintf("k %d · calibrate %s · ECE threshold %g · abstain below %g · min retrieval score %g · seed %d · folds %d",
+			st.K, st.Calibrate, st.ECEThreshold, st.AbstainBelow, st.MinRetrievalScore, st.Seed, st.Folds)
+		if st.NumericPolicy != "" {
+			settings += fmt.Sprintf(" · numeric %s/%s", st.NumericPolicy, st.NumericEffect)
+		}
+	}
+	return date, claims, inputs, settings
 }

@@ -45,9 +45,12 @@ func TestReportHTMLEscapesAndIsSelfContained(t *testing.T) {
 		assert.NotContains(t, h, ext)
 	}
 	assert.Contains(t, h, "Content-Security-Policy")
-	for _, part := range []string{"Headline", "95% interval", "majority-class baseline", "Gates", "Confusion", "Slices", "Worst-calibrated slice", "Misclassified claims"} {
+	for _, part := range []string{"Headline", "95% interval", "majority-class baseline", "Your gates", "Built-in quality gates (informational)", "Confusion", "Slices", "Worst-calibrated slice", "Misclassified claims", "Glossary", "tier-1 FA rate (÷ gold negatives)"} {
 		assert.Contains(t, h, part)
 	}
+	// The abstained count is a number, not a printed pointer.
+	assert.NotContains(t, h, "%!")
+	assert.Regexp(t, `<tr><td>abstained</td><td>[0-9]+</td>`, h)
 }
 
 func TestErrorPickerKeepsMostConfidentErrors(t *testing.T) {

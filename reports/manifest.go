@@ -18,6 +18,8 @@ const ManifestVersion = 2
 // hashes, settings, verifier, counts, per-stage timings).
 type Manifest struct {
 	RunID           string        `json:"run_id"`
+	RunInstance     string        `json:"run_instance,omitempty"` // this execution (Instance)
+	StartedAt       string        `json:"started_at,omitempty"`
 	ToolVersion     string        `json:"tool_version"`
 	SchemaVersion   string        `json:"schema_version"`
 	ManifestVersion int           `json:"manifest_version"`
@@ -61,6 +63,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 func WriteManifest(dir string, meta Meta, m Manifest) error {
 	m.RunID, m.ToolVersion, m.SchemaVersion, m.ManifestVersion = meta.RunID, meta.ToolVersion, SchemaVersion, ManifestVersion
 	m.WrittenAt = time.Now().UTC().Format(time.RFC3339)
+	if meta.Instance.ID != "" {
+		m.RunInstance, m.StartedAt = meta.Instance.ID, meta.Instance.Stamp()
+	}
 	return writeJSON(filepath.Join(dir, "manifest.json"), m)
 }
 
@@ -90,6 +95,14 @@ type RunSettings struct {
 	Index             string  `json:"index"`
 	NumericPolicy     string  `json:"numeric_policy,omitempty"`
 	NumericEffect     string  `json:"numeric_effect,omitempty"`
+	// The labelling rules (docs/rules.md): those applied (empty: none),
+	// their effect, the no-evidence mode, the authority KEY=VALUE and the
+	// stale threshold.
+	Rules          []string `json:"rules,omitempty"`
+	RuleEffect     string   `json:"rule_effect,omitempty"`
+	NoEvidence     string   `json:"no_evidence,omitempty"`
+	Authority      string   `json:"authority,omitempty"`
+	MaxEvidenceAge string   `json:"max_evidence_age,omitempty"`
 	// Passages are the index's passage settings (window sentences, stride,
 	// longest window), read from the index's own manifest.
 	Passages any `json:"passages"`

@@ -20,6 +20,13 @@ type MetricRow struct {
 	Value  *float64 `parquet:"value,optional"`
 	CILow  *float64 `parquet:"ci_low,optional"`
 	CIHigh *float64 `parquet:"ci_high,optional"`
+	// N counts the slice's claims; SliceKey and SliceValue are Slice split
+	// at its "=" ("all" and null for the slice all).
+	N           int64   `parquet:"n"`
+	SliceKey    string  `parquet:"slice_key,dict"`
+	SliceValue  *string `parquet:"slice_value,optional,dict"`
+	RunInstance string  `parquet:"run_instance,dict"`
+	StartedAt   int64   `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // ConfusionRow is one cell of confusion.parquet.
@@ -29,6 +36,8 @@ type ConfusionRow struct {
 	GoldLabel      string `parquet:"gold_label,dict"`
 	PredictedLabel string `parquet:"predicted_label,dict"`
 	Count          int64  `parquet:"count"`
+	RunInstance    string `parquet:"run_instance,dict"`
+	StartedAt      int64  `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // CalibrationRow is one reliability bin of calibration.parquet.
@@ -42,15 +51,19 @@ type CalibrationRow struct {
 	Count          int64    `parquet:"count"`
 	MeanConfidence *float64 `parquet:"mean_confidence,optional"`
 	Accuracy       *float64 `parquet:"accuracy,optional"`
+	RunInstance    string   `parquet:"run_instance,dict"`
+	StartedAt      int64    `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // RiskCoverageRow is one point of risk_coverage.parquet.
 type RiskCoverageRow struct {
-	RunID     string  `parquet:"run_id,dict"`
-	Stage     string  `parquet:"stage,dict"`
-	Threshold float64 `parquet:"threshold"`
-	Coverage  float64 `parquet:"coverage"`
-	Risk      float64 `parquet:"risk"`
+	RunID       string  `parquet:"run_id,dict"`
+	Stage       string  `parquet:"stage,dict"`
+	Threshold   float64 `parquet:"threshold"`
+	Coverage    float64 `parquet:"coverage"`
+	Risk        float64 `parquet:"risk"`
+	RunInstance string  `parquet:"run_instance,dict"`
+	StartedAt   int64   `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // OutputRow is one model output of outputs.parquet: its claims (those
@@ -75,6 +88,8 @@ type OutputRow struct {
 	GoldSupportedFraction *float64 `parquet:"gold_supported_fraction,optional"`
 	GoldAnyUnsupported    *bool    `parquet:"gold_any_unsupported,optional"`
 	GoldVerdict           *string  `parquet:"gold_verdict,optional,dict"`
+	RunInstance           string   `parquet:"run_instance,dict"`
+	StartedAt             int64    `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // Stages of every metric: raw (T = 1) and calibrated (the applied T; equal
@@ -116,6 +131,12 @@ type Input struct {
 	// Manifest is written as manifest.json (inputs, settings, timings);
 	// Write fills its ids, versions and time.
 	Manifest Manifest
+	// Warnings from before the report (the inputs: ignored gold labels)
+	// come first among the summary's warnings.
+	Warnings []string
+	// Instance is the execution the report belongs to (a run's, or the
+	// one its records name); the zero Instance leaves the columns empty.
+	Instance Instance
 }
 
 // How temperatures were applied, as summary.json's calibration.applied.
@@ -155,8 +176,13 @@ type QualityGatesSummary struct {
 // Undefined numbers are null.
 type Summary struct {
 	RunID         string `json:"run_id"`
+	RunInstance   string `json:"run_instance"` // this execution (Instance)
+	StartedAt     string `json:"started_at"`   // RFC 3339, UTC
 	SchemaVersion string `json:"schema_version"`
 	Claims        int    `json:"claims"`
+	// Labelled counts the claims with a gold label: every gold-based
+	// metric is over these only.
+	Labelled int `json:"labelled"`
 	// Temperature is the T claims without gold got, the one a later run
 	// reuses: the full-data T when cross-fitted, the common T when uniform.
 	Temperature        float64                        `json:"temperature"`
@@ -224,7 +250,7 @@ func Compute(in Input) (*Tables, error) {
 	}
 	kind, temp := appliedKind(in.Temperatures, in.CrossFit)
 	cf := in.CrossFit
-	t := &Tables{Summary: Summary{RunID: in.RunID, SchemaVersion: SchemaVersion, Claims: len(in.Outcomes), Temperature: temp,
+	t := &Tables{Summary: Summary{RunID: in.RunID, RunInstance: in.Instance.ID, StartedAt: in.Instance.Stamp(), SchemaVersion: SchemaVersion, Claims: len(in.Outcomes), Temperature: temp,
 		CalibrationApplied: kind != AppliedNone,
 		Calibration: CalibrationSummary{Applied: kind, Fitted: cf.Fitted, Reason: cf.Reason, Labelled: cf.Labelled,
 			MinLabelled: cf.Min, Folds: cf.K, Seed: cf.Seed, FoldTemperatures: cf.Folds, FullAtBound: cf.FullAtBound},
@@ -310,12 +336,14 @@ func Compute(in Input) (*Tables, error) {
 		"pass": pass, "supported_rate": fp(b.SupportedRate), "refuted_rate": fp(b.RefutedRate),
 		"degenerate_supported": b.DegenerateSupported, "degenerate_refuted": b.DegenerateRefuted,
 	}
-	t.Summary.Warnings = warnings(&t.Summary, overall)
+	t.Summary.Labelled = overall.Counts.Labelled
+	t.Summary.Warnings = append(append([]string{}, in.Warnings...), warnings(&t.Summary, overall)...)
 	t.temperature = temp
 	t.manifest = in.Manifest
 	t.plotFormats = in.PlotFormats
 	t.errors = in.Errors
-	t.meta = Meta{RunID: in.RunID, ToolVersion: in.ToolVersion}
+	t.meta = Meta{RunID: in.RunID, ToolVersion: in.ToolVersion, Instance: in.Instance}
+	t.stampRows(in.Instance)
 	return t, nil
 }
 
@@ -340,7 +368,8 @@ func (t *Tables) evaluateSlice(in Input, sl metrics.Slice, stage string, temp fl
 		if math.IsNaN(x.Value) && stage == StageCalibrated {
 			t.undefined[sl.Name+"\x00"+x.Name] = metrics.Undefined(x.Name, e.Counts)
 		}
-		row := MetricRow{RunID: in.RunID, Metric: x.Name, Slice: sl.Name, Stage: stage, Value: fp(x.Value)}
+		row := MetricRow{RunID: in.RunID, Metric: x.Name, Slice: sl.Name, Stage: stage, Value: fp(x.Value), N: int64(e.Counts.N)}
+		row.SliceKey, row.SliceValue = splitSlice(sl.Name)
 		iv, hasCI := e.Intervals[x.Name]
 		if hasCI {
 			row.CILow, row.CIHigh = fp(iv.Low), fp(iv.High)
@@ -427,9 +456,13 @@ func warnings(s *Summary, e metrics.Evaluation) []string {
 	if c.N > 0 && c.Labelled == 0 {
 		w = append(w, "no gold labels: accuracy, false-accept rates and calibration error are undefined (null); the predicted-label distribution is the headline")
 	}
+	if c.Labelled > 0 && c.Labelled < c.N {
+		w = append(w, fmt.Sprintf("partial gold: %s; accuracy, false-accept rates, calibration error and the temperature fit are over the %d labelled claims only",
+			LabelledOf(c.Labelled, c.N), c.Labelled))
+	}
 	if e.Value("degenerate_verifier") == 1 {
 		for k := metrics.Class(0); k < 3; k++ {
-			if float64(c.PredictedTotal[k]) >= metrics.DegenerateShare*float64(c.Answered) {
+			if c.Answered >= metrics.DegenerateMinAnswered && float64(c.PredictedTotal[k]) >= metrics.DegenerateShare*float64(c.Answered) {
 				w = append(w, fmt.Sprintf("degenerate verifier: it predicted %s for %.1f%% of answered claims (%d of %d)",
 					k, 100*float64(c.PredictedTotal[k])/float64(c.Answered), c.PredictedTotal[k], c.Answered))
 			}
@@ -557,4 +590,40 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// LabelledOf is the labelled count as every headline states it: "300 of
+// 600 labelled".
+func LabelledOf(labelled, n int) string {
+	return fmt.Sprintf("%d of %d labelled", labelled, n)
+}
+
+// splitSlice splits a slice name at its first "=": "type=numeric" is
+// ("type", "numeric"), "all" is ("all", nil).
+func splitSlice(name string) (string, *string) {
+	k, v, ok := strings.Cut(name, "=")
+	if !ok {
+		return name, nil
+	}
+	return k, &v
+}
+
+// stampRows writes the instance into every row of every table.
+func (t *Tables) stampRows(in Instance) {
+	id, at := in.ID, in.Millis()
+	for i := range t.Metrics {
+		t.Metrics[i].RunInstance, t.Metrics[i].StartedAt = id, at
+	}
+	for i := range t.Confusion {
+		t.Confusion[i].RunInstance, t.Confusion[i].StartedAt = id, at
+	}
+	for i := range t.Calibration {
+		t.Calibration[i].RunInstance, t.Calibration[i].StartedAt = id, at
+	}
+	for i := range t.RiskCoverage {
+		t.RiskCoverage[i].RunInstance, t.RiskCoverage[i].StartedAt = id, at
+	}
+	for i := range t.Outputs {
+		t.Outputs[i].RunInstance, t.Outputs[i].StartedAt = id, at
+	}
 }

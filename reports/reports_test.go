@@ -94,10 +94,10 @@ func TestParquetFilesReadByArrow(t *testing.T) {
 		cols []string
 		rows int
 	}{
-		{"metrics.parquet", []string{"run_id", "metric", "slice", "stage", "value", "ci_low", "ci_high"}, len(tab.Metrics)},
-		{"confusion.parquet", []string{"run_id", "slice", "gold_label", "predicted_label", "count"}, len(tab.Confusion)},
-		{"calibration.parquet", []string{"run_id", "stage", "scheme", "bin", "lo", "hi", "count", "mean_confidence", "accuracy"}, len(tab.Calibration)},
-		{"risk_coverage.parquet", []string{"run_id", "stage", "threshold", "coverage", "risk"}, len(tab.RiskCoverage)},
+		{"metrics.parquet", []string{"run_id", "metric", "slice", "stage", "value", "ci_low", "ci_high", "n", "slice_key", "slice_value", "run_instance", "started_at"}, len(tab.Metrics)},
+		{"confusion.parquet", []string{"run_id", "slice", "gold_label", "predicted_label", "count", "run_instance", "started_at"}, len(tab.Confusion)},
+		{"calibration.parquet", []string{"run_id", "stage", "scheme", "bin", "lo", "hi", "count", "mean_confidence", "accuracy", "run_instance", "started_at"}, len(tab.Calibration)},
+		{"risk_coverage.parquet", []string{"run_id", "stage", "threshold", "coverage", "risk", "run_instance", "started_at"}, len(tab.RiskCoverage)},
 	}
 	for _, c := range cases {
 		tbl := readArrow(t, filepath.Join(dir, c.file))
@@ -146,7 +146,7 @@ func TestRecordsReadByArrow(t *testing.T) {
 	assert.EqualValues(t, 2, tbl.NumRows())
 	names := columnNames(tbl)
 	assert.Equal(t, "claim_id", names[0])
-	assert.Equal(t, []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank"}, names[len(names)-3:])
+	assert.Equal(t, []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank", "run_instance", "started_at"}, names[len(names)-5:])
 	assert.Contains(t, names, "run_id")
 	ev := tbl.Schema().Field(27)
 	assert.Equal(t, "evidence", ev.Name)

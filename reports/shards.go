@@ -14,6 +14,14 @@ type Shards struct {
 	Outcomes     []metrics.Outcome
 	Temperatures []float64
 	errors       *ErrorPicker // the misclassified claims report.html lists
+	instance     Instance     // the rows' execution, while they agree on one
+	instances    int          // distinct executions seen (by run_instance)
+}
+
+// Instance is the execution every row names (ok false when rows name
+// several, as shards do, or none, as records of older versions).
+func (s *Shards) Instance() (Instance, bool) {
+	return s.instance, s.instances == 1 && s.instance.ID != ""
 }
 
 // Errors are the misclassified records report.html lists.
@@ -56,6 +64,12 @@ func (s *Shards) Add(file string, rs []Record, seen map[string]string) error {
 			return fail("claim %s is also in %s: shards must not overlap", r.ClaimID, first)
 		}
 		seen[r.ClaimID] = file
+		if s.instances == 0 || r.RunInstance != s.instance.ID && s.instances == 1 {
+			if s.instances == 0 {
+				s.instance = InstanceOf(r.RunInstance, r.StartedAt)
+			}
+			s.instances++
+		}
 		s.Outcomes = append(s.Outcomes, OutcomeOf(r))
 		s.Temperatures = append(s.Temperatures, r.Temperature)
 		if s.errors == nil {

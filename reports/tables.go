@@ -19,7 +19,9 @@ var headline = []struct{ name, label string }{
 	{"balanced_accuracy", "↳ balanced accuracy"}, {"cohen_kappa", "↳ Cohen's kappa"},
 	{"macro_f1", "macro-F1"}, {"majority_macro_f1", "↳ majority-class baseline"},
 	{"binary_balanced_accuracy", "supported vs not: balanced acc."}, {"binary_auc", "supported vs not: ROC AUC"},
+	{"tier1_fa_of_gold_negatives", "tier-1 FA rate (÷ gold negatives)"},
 	{"tier1_fa_conditional", "tier-1 FA (of answered)"}, {"tier1_fa_unconditional", "tier-1 FA (of all)"},
+	{"tier2_fa_of_gold_unsupported", "tier-2 FA rate (÷ gold unsupported)"},
 	{"tier2_fa_conditional", "tier-2 FA (of answered)"}, {"tier2_fa_unconditional", "tier-2 FA (of all)"},
 	{"ece_10", "ECE (10 bins)"}, {"aurc", "AURC"}, {"pass_rate", "pass rate"},
 	{"false_positive_rate", "false-positive rate"}, {"false_negative_rate", "false-negative rate"},
@@ -113,6 +115,9 @@ func PrintTables(w io.Writer, s *Summary) error {
 		}
 	}
 	if err := printOutputsAndRetrieval(w, s); err != nil {
+		return err
+	}
+	if err := PrintRules(w, s); err != nil {
 		return err
 	}
 	if err := PrintGates(w, s.Gates); err != nil {

@@ -10,7 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -76,10 +76,11 @@ func Run(t *testing.T, newVerifier func(t *testing.T) adjudicate.Verifier) {
 			t.Fatalf("Verify: %v", err)
 		}
 		for i, vd := range got {
-			for _, z := range vd.Logits {
-				if math.IsNaN(z) || math.IsInf(z, 0) {
-					t.Errorf("pair %d (%q): logits %v", i, pairs[i].ClaimID, vd.Logits)
-				}
+			if vd.Err != nil {
+				t.Errorf("pair %d (%q): %v", i, pairs[i].ClaimID, vd.Err)
+			}
+			if err := adjudicate.CheckLogits(vd.Logits); err != nil {
+				t.Errorf("pair %d (%q): %v", i, pairs[i].ClaimID, err)
 			}
 			if vd.Passage < -1 || vd.Passage >= len(pairs[i].Passages) {
 				t.Errorf("pair %d: deciding passage %d of %d", i, vd.Passage, len(pairs[i].Passages))
@@ -101,7 +102,7 @@ func Run(t *testing.T, newVerifier func(t *testing.T) adjudicate.Verifier) {
 			t.Fatal(err)
 		}
 		for i := range a {
-			if a[i] != b[i] {
+			if !reflect.DeepEqual(a[i], b[i]) {
 				t.Errorf("pair %d: %+v then %+v", i, a[i], b[i])
 			}
 		}
@@ -133,7 +134,7 @@ func Run(t *testing.T, newVerifier func(t *testing.T) adjudicate.Verifier) {
 				continue
 			}
 			for i := range got {
-				if got[i] != want[i] {
+				if !reflect.DeepEqual(got[i], want[i]) {
 					t.Errorf("batch size %d, pair %d: %+v, want %+v", bs, i, got[i], want[i])
 				}
 			}
@@ -158,7 +159,7 @@ func Run(t *testing.T, newVerifier func(t *testing.T) adjudicate.Verifier) {
 						return
 					}
 					for i := range got {
-						if got[i] != want[i] {
+						if !reflect.DeepEqual(got[i], want[i]) {
 							t.Errorf("concurrent call, pair %d: %+v, want %+v", i, got[i], want[i])
 						}
 					}

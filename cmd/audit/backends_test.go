@@ -59,8 +59,8 @@ func TestToyBackendThroughRun(t *testing.T) {
 	require.NotEmpty(t, recs)
 	for _, r := range recs {
 		if !r.Abstained {
-			require.NotNil(t, r.PredictedLabel)
-			assert.Equal(t, "unsupported", *r.PredictedLabel, "the toy backend's own option reached it")
+			require.NotNil(t, r.VerifierLabel)
+			assert.Equal(t, "unsupported", *r.VerifierLabel, "the toy backend's own option reached it")
 		}
 		assert.Equal(t, "toy", r.Verifier)
 	}
@@ -92,12 +92,13 @@ func TestInterruptedMessageGivesTheResumeCommand(t *testing.T) {
 	e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, backends: defaultBackends()}
 	cmd := newRunCmd(e)
 	require.NoError(t, cmd.ParseFlags([]string{"--corpus", "c.jsonl", "--claims", "my claims.jsonl", "--out", "o", "--k", "7"}))
-	msg := interruptedMessage(cmd, audit.Options{OutDir: "o"})
+	msg := interruptedMessage(cmd, audit.Options{OutDir: "o"}, "")
 	assert.Contains(t, msg, "no verdicts were kept")
 	assert.Contains(t, msg, "audit run --claims 'my claims.jsonl' --corpus c.jsonl --k 7 --out o --resume")
 
-	msg = interruptedMessage(cmd, audit.Options{OutDir: "o", Resume: true})
+	msg = interruptedMessage(cmd, audit.Options{OutDir: "o", Resume: true}, "bin/audit")
 	assert.Contains(t, msg, "kept in o/.cache")
+	assert.Contains(t, msg, "\n  bin/audit run --claims", "the program as invoked")
 	assert.Equal(t, "'it'\\''s'", shellQuote("it's"))
 	assert.Equal(t, "''", shellQuote(""))
 }

@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/reports"
@@ -13,12 +13,12 @@ import (
 )
 
 func newDiffCmd(e *env) *cobra.Command {
-	var slice, stage, failOn string
+	var slice, stage, failOn, format string
 	var seed uint64
-	var asJSON bool
+	var asJSON, all, allowInputs bool
 	cmd := &cobra.Command{
-		Use:   "diff A B [--fail-on EXPR]",
-		Short: "Compare two runs claim by claim (B − A): fixed, broken, McNemar, paired deltas",
+		Use:   "diff A B [--format text|markdown|html|json] [--fail-on EXPR]",
+		Short: "Compare two runs claim by claim (B − A): fixed, broken, McNemar, significant metric changes",
 		Long: `diff pairs two runs by claim_id — A and B are output folders or records.parquet files,
 A the baseline (last night's folder), B the new run — and prints:
 
@@ -26,18 +26,25 @@ A the baseline (last night's folder), B the new run — and prints:
     (right in A, wrong in B), unchanged correct and unchanged wrong (an abstention is not
     right), with McNemar's exact two-sided test of fixed against broken;
   - the label transitions (A's decision → B's, abstained included);
-  - every metric in A and B over the shared claims, B − A and a 95% paired bootstrap
-    interval (claims resampled, both runs together), for one slice (--slice; --json gives
-    every slice).
+  - the metrics whose change is significant — B − A over the shared claims with a 95%
+    paired bootstrap interval (claims resampled, both runs together) that excludes 0 —
+    and any metric a --fail-on gate names, for one slice (--slice). --all lists every
+    metric; --format json gives every metric of every slice.
 
-It refuses runs that share no claim (exit 2) and warns, naming them, when the runs' inputs
-(by sha256), verifier, weights or settings differ, or when claims are in one run only.
+Counts print as integers and noise around zero as 0. --format markdown fits a pull-request
+comment; --format html is one self-contained page that adds the fixed and broken claims
+with their deciding passages.
+
+Runs whose input files (corpus, spans, claims, gold) differ by sha256 are refused (exit 2):
+generated sets reuse claim ids, so unrelated runs would pair. --allow-different-inputs
+compares them all the same, with a warning. Runs sharing no claim are refused (exit 2);
+other differences (verifier, weights, settings, claims in one run only) are warnings.
 --fail-on takes the gates of 'audit run' plus the diff's own names: delta.<metric> (B − A;
 .lo/.hi its interval), fixed, broken, unchanged_correct, unchanged_wrong, shared,
 mcnemar_p, each with an optional [slice]; a plain metric is B's value. Exit 1 names every
 failed gate, e.g.
 
-  audit diff nightly/2026-05-01 nightly/2026-05-02 \
+  audit diff nightly/2026-05-01 nightly/2026-05-02 --format markdown \
     --fail-on 'broken>fixed,delta.tier1_fa_conditional>0.01,delta.accuracy.hi<0'`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
@@ -53,7 +60,16 @@ failed gate, e.g.
 			if stage != reports.StageCalibrated && stage != reports.StageRaw {
 				return usageErrorf("--stage %q is not raw or calibrated", stage)
 			}
-			c, err := compareRuns(args[0], args[1], reports.CompareOptions{Stage: stage, Seed: seed})
+			if asJSON {
+				if cmd.Flags().Changed("format") && format != reports.DiffJSON {
+					return usageErrorf("--json and --format %s: give one", format)
+				}
+				format = reports.DiffJSON
+			}
+			if !slices.Contains(reports.DiffFormats, format) {
+				return usageErrorf("--format %q is not one of %s", format, strings.Join(reports.DiffFormats, ", "))
+			}
+			c, err := compareRuns(args[0], args[1], reports.CompareOptions{Stage: stage, Seed: seed, AllowDifferentInputs: allowInputs})
 			if err != nil {
 				return err
 			}
@@ -61,11 +77,14 @@ failed gate, e.g.
 			for _, w := range c.Warnings {
 				fmt.Fprintln(e.stderr, "warning: "+w)
 			}
-			if asJSON {
+			if format == reports.DiffJSON {
 				if err := printJSON(e, c); err != nil {
 					return err
 				}
-			} else if err := printDiff(e, c, normaliseSlice(slice)); err != nil {
+			} else if err := reports.WriteDiff(e.stdout, c, format, reports.DiffView{Slice: normaliseSlice(slice), All: all}); err != nil {
+				if strings.HasPrefix(err.Error(), "slice ") {
+					return usageErrorf("--%v", err)
+				}
 				return err
 			}
 			if err := reports.Failures(c.Gates); err != nil {
@@ -75,11 +94,14 @@ failed gate, e.g.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&slice, "slice", "all", "slice the terminal table shows (all, type=..., source=..., importance=...)")
+	f.StringVar(&slice, "slice", "all", "slice the tables show (all, type=..., source=..., importance=...)")
 	f.StringVar(&stage, "stage", reports.StageCalibrated, "stage to compare: raw or calibrated")
 	f.StringVar(&failOn, "fail-on", "", "gates over the comparison, e.g. \"broken>fixed,delta.accuracy<-0.02,mcnemar_p<0.05\": exit 1 when any holds")
 	f.Uint64Var(&seed, "seed", 1, "paired bootstrap seed")
-	f.BoolVar(&asJSON, "json", false, "print the whole comparison (every slice) as JSON")
+	f.StringVar(&format, "format", reports.DiffText, "output: text (terminal tables), markdown (a pull-request comment), html (a self-contained page with the changed claims) or json (everything, every slice)")
+	f.BoolVar(&asJSON, "json", false, "same as --format json")
+	f.BoolVar(&all, "all", false, "list every metric, not only the significant changes and the gated ones")
+	f.BoolVar(&allowInputs, "allow-different-inputs", false, "compare runs whose input files differ by sha256 (paired by claim id all the same)")
 	return cmd
 }
 
@@ -92,74 +114,6 @@ func normaliseSlice(s string) string {
 		}
 	}
 	return s
-}
-
-func printDiff(e *env, c *reports.Comparison, slice string) error {
-	num := func(p *float64) string {
-		if p == nil || math.IsNaN(*p) {
-			return "—"
-		}
-		return fmt.Sprintf("%.4g", *p)
-	}
-	var counts *reports.DiffCountsRow
-	for i := range c.Counts {
-		if c.Counts[i].Slice == slice {
-			counts = &c.Counts[i]
-		}
-	}
-	if counts == nil {
-		return usageErrorf("--slice %q: no shared claim is in it (slices: %s)", slice, sliceNames(c))
-	}
-	fmt.Fprintf(e.stdout, "A %s (run %s) → B %s (run %s), stage %s, slice %s\n", c.A, c.RunA, c.B, c.RunB, c.Stage, slice)
-	fmt.Fprintf(e.stdout, "%d shared claims, %d with gold labels\n", counts.Shared, counts.Labelled)
-	t := newTable(e)
-	t.Header("fixed", "broken", "unchanged correct", "unchanged wrong", "McNemar p (exact)")
-	t.Append(fmt.Sprint(counts.Fixed), fmt.Sprint(counts.Broken), fmt.Sprint(counts.UnchangedCorrect), fmt.Sprint(counts.UnchangedWrong), num(counts.McNemarP))
-	if err := t.Render(); err != nil {
-		return err
-	}
-	if slice == "all" {
-		tr := newTable(e)
-		tr.Header("A → B", "claims")
-		changed := 0
-		for _, x := range c.Transitions {
-			if x.From != x.To {
-				tr.Append(x.From+" → "+x.To, fmt.Sprint(x.Count))
-				changed++
-			}
-		}
-		if changed > 0 {
-			if err := tr.Render(); err != nil {
-				return err
-			}
-		} else {
-			fmt.Fprintln(e.stdout, "no decision changed")
-		}
-	}
-	m := newTable(e)
-	m.Header("metric", "A", "B", "B − A", "95% paired interval")
-	for _, d := range c.Deltas {
-		if d.Slice != slice {
-			continue
-		}
-		iv := ""
-		if d.DeltaLo != nil && d.DeltaHi != nil {
-			iv = fmt.Sprintf("[%.4g, %.4g]", *d.DeltaLo, *d.DeltaHi)
-		}
-		m.Append(d.Metric, num(d.A), num(d.B), num(d.Delta), iv)
-	}
-	if err := m.Render(); err != nil {
-		return err
-	}
-	return reports.PrintGates(e.stdout, c.Gates)
-}
-
-func sliceNames(c *reports.Comparison) string {
-	var s []string
-	for _, r := range c.Counts {
-		s = append(s, r.Slice)
-	}
-	return strings.Join(s, ", ")
 }
 
 // checkRunReadable refuses a run folder (or the folder of a records file)
@@ -184,7 +138,7 @@ func compareRuns(a, b string, opts reports.CompareOptions) (*reports.Comparison,
 		}
 	}
 	c, err := reports.Compare(runs[0], runs[1], opts)
-	if errors.Is(err, reports.ErrNoSharedClaims) {
+	if errors.Is(err, reports.ErrNoSharedClaims) || errors.Is(err, reports.ErrDifferentInputs) {
 		return nil, &exitError{code: exitInput, err: err}
 	}
 	return c, err

@@ -15,6 +15,9 @@
 //	audit calibrate --records F --out DIR [--sweep]
 //	audit diff     A B [--fail-on EXPR] [--json]   (A, B: output folders or records files)
 //	audit gen      --out DIR --claims N [--docs M] [--seed S]
+//	audit review   --run DIR --n N --strategy uniform|stratified|active [--seed S] --out QUEUE
+//	audit review   --import F [--import F ...] --queue QUEUE
+//	audit estimate --run DIR --queue QUEUE [--reviews F] --out DIR [--fail-on EXPR] [--json]
 //
 // Results go to stdout; logs (log/slog) and progress to stderr. Exit codes:
 // 0 success; 1 a --fail-on gate failed; 2 usage or input error (every input

@@ -19,7 +19,7 @@ func main() {
 	}()
 	stopProfile := startHeapProfile()
 	stopCPU := startCPUProfile()
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := runWith(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, backends: defaultBackends(), getenv: os.Getenv, argv0: os.Args[0]}, os.Args[1:])
 	stopCPU()
 	stopProfile()
 	stop()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/metrics"
@@ -147,6 +148,9 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	t.Summary.Gates = reports.Check(gates, t)
+	if err := reports.UnknownSlices(gates, &t.Summary); err != nil {
+		return usageErrorf("--fail-on: %v", err)
+	}
 	if err := t.Write(dir.Stage()); err != nil {
 		return err
 	}
@@ -158,7 +162,7 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.e.stdout, "%s → %s (run %s)\n", plural(len(in.Outcomes), "record"), c.out, in.RunID)
+		fmt.Fprintf(c.e.stdout, "%s → %s (run %s)\n", claimsHeadline(len(in.Outcomes), t.Summary.Labelled, "record"), c.out, in.RunID)
 		if err := reports.PrintTables(c.e.stdout, &t.Summary); err != nil {
 			return err
 		}
@@ -182,6 +186,10 @@ func (c *reportCmd) input(cmd *cobra.Command, files []string) (reports.Input, er
 		}
 		in.RunID, in.Outcomes, in.Temperatures, in.Seed, in.Errors = sh.RunID, sh.Outcomes, sh.Temperatures, c.seed, sh.Errors()
 		in.CrossFit = metrics.CrossFit(sh.Outcomes, metrics.CrossFitOptions{K: c.folds, Seed: c.seed, Min: c.minCal})
+		// A report over one run's records belongs to that execution.
+		if inst, ok := sh.Instance(); ok {
+			in.Instance = inst
+		}
 	case err != nil:
 		return in, &exitError{code: exitInput, err: err}
 	default:
@@ -196,6 +204,9 @@ func (c *reportCmd) input(cmd *cobra.Command, files []string) (reports.Input, er
 		}
 		in.RunID, in.Outcomes, in.Temperatures, in.CrossFit, in.Seed = m.RunID, m.Outcomes, m.Temperatures, m.CrossFit, s.Seed
 		c.e.log.Info("merged shards", "shards", m.Shards, "claims", len(m.Outcomes), "calibration", s.Calibrate)
+	}
+	if in.Instance.ID == "" {
+		in.Instance = reports.NewInstance(time.Now())
 	}
 	in.Manifest.Counts.Claims = len(in.Outcomes)
 	return in, nil

@@ -52,6 +52,21 @@ the verifier alone from calling it unsupported, which becomes insufficient;
 abstentions stand). The record names the matched passage's value, unit and year, the
 reason, the verifier's own label and the rule that decided (decided_by).
 
+Labelling rules (--rules, default all; docs/rules.md), applied after calibration for
+every backend: a hedged claim (may, might, modality possibility…) is insufficient
+unless its passage states the possibility; a claim called supported by a passage
+lacking its entities, year, location, population or condition is insufficient; a
+number without its year, where the evidence's values differ by year, is
+insufficient; sources that disagree make a claim insufficient unless an authority
+(meta.authority, or --authority KEY=VALUE) decides; nothing retrieved is insufficient
+(--no-evidence abstain keeps the abstention); NaN/Inf logits are decided by the
+lexical verifier; evidence older than the claim's date by --max-evidence-age is
+flagged. --rule-effect flag records what the rules would do without applying it.
+Records say what decided (decided_by rule:NAME, fallback) and every rule that fired
+(flags); each rule's count and accuracy beside the verifier's are metrics. A verifier
+that calls more than half of 100+ answered claims unsupported branches only from
+confidence 0.9.
+
 Calibration: auto fits a temperature on the labelled claims and applies it when the
 raw 10-bin ECE exceeds --ece-threshold (the ECE after scaling is measured out of
 sample, by cross-fitting); off keeps T = 1; fixed uses --temperature.
@@ -78,6 +93,7 @@ type runCmd struct {
 
 	numericEffect string
 	tempFrom      string
+	rules         ruleFlags
 
 	shard  string
 	shards int
@@ -127,7 +143,9 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
 	f.StringVar(&o.NumericPolicy, "numeric-policy", numeric.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(numeric.Policies, ", "))
 	f.StringVar(&r.numericEffect, "numeric-effect", string(lint.EffectFlag), "what the numeric check does to the label: none, flag or override")
+	r.rules.add(f)
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
+	f.BoolVar(&o.StrictGold, "strict-gold", false, "a gold label for a claim not in --claims is an error (default: ignored, and counted in a warning, so a sample of the claims runs with the full gold file)")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	r.out.add(f, true)
@@ -197,6 +215,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		return usageErrorf("--numeric-effect: %v", err)
 	}
 	o.NumericEffect = effect
+	if o.Rules, err = r.rules.parse(); err != nil {
+		return usageErrorf("%v", err)
+	}
 	gates, err := reports.ParseGates(r.failOn)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -294,12 +315,19 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 			// The bar's line does not end until it finishes: start afresh.
 			fmt.Fprintln(r.e.stderr)
 		}
-		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o))
+		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o, r.e.argv0))
 		// The message says it all; no "context canceled" after it.
 		return &exitError{code: exitInterrupted, err: err, quiet: true}
 	}
 	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 		return err
+	}
+	if res.Tables != nil {
+		// A gate over a slice no claim is in is a misspelling: nothing is
+		// committed, exit 2.
+		if serr := reports.UnknownSlices(o.Gates, &res.Tables.Summary); serr != nil {
+			return usageErrorf("--fail-on: %v", serr)
+		}
 	}
 	// The run's files enter --out as a whole, or (interrupted) not at all.
 	if cerr := out.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit run", RunID: res.RunID}); cerr != nil {
@@ -358,9 +386,13 @@ func temperatureFrom(dir string) (float64, error) {
 }
 
 // interruptedMessage says what an interrupted run kept and the exact
-// command that picks up where it stopped.
-func interruptedMessage(cmd *cobra.Command, o audit.Options) string {
-	args := []string{"audit", "run"}
+// command that picks up where it stopped, with the program as invoked
+// (argv0; "audit" when unknown).
+func interruptedMessage(cmd *cobra.Command, o audit.Options, argv0 string) string {
+	if argv0 == "" {
+		argv0 = "audit"
+	}
+	args := []string{shellQuote(argv0), "run"}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		switch v := f.Value.(type) {
 		case pflag.SliceValue: // --slice-by a,b: not pflag's "[a,b]"
@@ -419,7 +451,7 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	if asJSON {
 		return printJSON(e, res.Tables.Summary)
 	}
-	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", plural(res.Records, "claim"), o.OutDir, res.RunID)
+	fmt.Fprintf(e.stdout, "%s → %s (run %s)\n", claimsHeadline(res.Records, res.Tables.Summary.Labelled, "claim"), o.OutDir, res.RunID)
 	if err := reports.PrintTables(e.stdout, &res.Tables.Summary); err != nil {
 		return err
 	}
@@ -436,4 +468,16 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 	fmt.Fprintf(e.stdout, "time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
 		float64(res.Records)/total, busy, 100*busy/total)
 	return nil
+}
+
+// claimsHeadline is the count of claims as a headline states it, with the
+// labelled ones when not all are: "600 claims (300 of 600 labelled)".
+func claimsHeadline(n, labelled int, noun string) string {
+	switch {
+	case n == 0 || labelled == n:
+		return plural(n, noun)
+	case labelled == 0:
+		return plural(n, noun) + " (no gold labels)"
+	}
+	return fmt.Sprintf("%s (%s)", plural(n, noun), reports.LabelledOf(labelled, n))
 }

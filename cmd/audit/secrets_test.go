@@ -26,7 +26,7 @@ func TestInterruptedMessageHidesUserinfo(t *testing.T) {
 	cmd := newRunCmd(e)
 	require.NoError(t, cmd.ParseFlags([]string{"--corpus", "c.jsonl", "--claims", "c.jsonl", "--out", "o", "--verifier", "triton",
 		"--endpoint", "http://alice:PASSW0RD@triton.example:8000/base"}))
-	msg := interruptedMessage(cmd, audit.Options{OutDir: "o"})
+	msg := interruptedMessage(cmd, audit.Options{OutDir: "o"}, "")
 	assert.NotContains(t, msg, "PASSW0RD")
 	assert.NotContains(t, msg, "alice")
 	assert.Contains(t, msg, "--endpoint http://triton.example:8000/base")
