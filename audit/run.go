@@ -93,6 +93,9 @@ type Options struct {
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
 
 	Progress func(done, total int)
+	// DecideProgress, when set, is told of the claims decided and written
+	// (the decide_and_write stage: minutes at a million claims).
+	DecideProgress func(done, total int)
 	// Stage, when set, is told when each stage begins (done false) and
 	// ends (done true, with its wall time), for stage lines on a terminal.
 	Stage func(name string, done bool, elapsed time.Duration)
@@ -182,7 +185,7 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res.Calibration, res.Temperature, res.Temperatures = cal.result, cal.result.Temperature, cal.temps
-	res.Outcomes, err = timed(st, "decide_and_write", &tm.DecideAndWrite, func() ([]metrics.Outcome, error) { return o.writeRecords(ctx, sp, cal, res) })
+	res.Outcomes, err = timed(st, "decide_and_write", &tm.DecideAndWrite, func() ([]metrics.Outcome, error) { return o.writeRecords(ctx, sp, cal, res, in.total) })
 	if err != nil {
 		return nil, err
 	}
