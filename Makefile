@@ -111,7 +111,10 @@ bench-memory: build
 	    --claims $(E2E_DIR)/data-$$n/claims.jsonl --gold $(E2E_DIR)/data-$$n/gold.jsonl --out $(E2E_DIR)/mem-$$n > /dev/null; \
 	done
 
-## fuzz: a short run of every fuzz target (each target alone, as go test requires)
+## fuzz: a short run of every fuzz target (each target alone, as go test requires):
+## one per parser the user's bytes or a server's answer reach (claims and gold,
+## corpus and spans, outputs, facts, tokenizer.json, the commit marker, JSONL
+## lines, numbers, judge, TEI and Triton answers). CI runs it with FUZZTIME=5s.
 FUZZTIME ?= 10s
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \

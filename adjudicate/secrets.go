@@ -1,6 +1,7 @@
 package adjudicate
 
 import (
+	"bytes"
 	"net/url"
 	"sort"
 	"strings"
@@ -56,6 +57,17 @@ func (r Redactor) Redact(s string) string {
 		}
 	}
 	return s
+}
+
+// RedactBytes is Redact for a body: b itself (no copy) when it holds no
+// secret.
+func (r Redactor) RedactBytes(b []byte) []byte {
+	for _, x := range r.secrets {
+		if bytes.Contains(b, []byte(x)) {
+			b = bytes.ReplaceAll(b, []byte(x), []byte(Redacted))
+		}
+	}
+	return b
 }
 
 // Error returns err with its text redacted; errors.Is and errors.As still

@@ -11,6 +11,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -160,6 +163,9 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	defer ix.Close()
+	if err := o.warnUnknownEvidence(ctx, in, ix); err != nil {
+		return nil, err
+	}
 	v, err := o.verifier(ix)
 	if err != nil {
 		return nil, err
@@ -373,6 +379,37 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 		return nil, err
 	}
 	return WithCache(v, c), nil
+}
+
+// warnUnknownEvidence says once (a warning with the count and the first
+// few) when gold evidence ids name no span or document of the corpus:
+// retrieval recall and MRR count such evidence as never retrieved, which
+// would otherwise read as a retrieval failure.
+func (o *Options) warnUnknownEvidence(ctx context.Context, in *inputs, ix *index) error {
+	var ids []string
+	for _, evs := range in.evidence {
+		ids = append(ids, evs...)
+	}
+	sort.Strings(ids)
+	ids = slices.Compact(ids)
+	var unknown []string
+	for _, id := range ids {
+		_, ok, err := ix.Passage(ctx, id)
+		if err == nil && !ok {
+			ok, err = ix.HasDoc(ctx, id)
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		o.Log.Warn("gold evidence ids name no span or document of the corpus; retrieval recall and MRR count them as never retrieved",
+			"ids", len(unknown), "of", len(ids), "first", strings.Join(unknown[:min(5, len(unknown))], ", "))
+	}
+	return nil
 }
 
 // cacheFolder makes the verdict cache's folder, marked as the tool's

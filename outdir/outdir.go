@@ -130,11 +130,12 @@ func (f *Folder) open() error {
 		name := e.Name()
 		path := filepath.Join(f.dir, name)
 		switch {
-		case (strings.HasPrefix(name, stagePrefix) || matchAny(f.opts.Sweep, name)) && Owned(path),
+		case (strings.HasPrefix(name, stagePrefix) || matchAny(f.opts.Sweep, name)) && (Owned(path) || emptyDir(path)),
 			strings.HasPrefix(name, MarkerFile+".tmp-") && e.Type().IsRegular():
 			// Left by a command that was killed: we hold the lock, so no
 			// live command owns it. Only a folder carrying our tag is
-			// ours: a user's ".staging-x" is foreign.
+			// ours (a user's ".staging-x" is foreign); an empty one (killed
+			// between its creation and its tag) holds nothing to lose.
 			if err := os.RemoveAll(path); err != nil {
 				return fmt.Errorf("remove leftover %s: %w", path, err)
 			}

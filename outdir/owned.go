@@ -53,6 +53,16 @@ func Owned(path string) bool {
 	return err == nil && tag.Mode().IsRegular()
 }
 
+// emptyDir says whether path is a real, empty folder.
+func emptyDir(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	entries, err := os.ReadDir(path)
+	return err == nil && len(entries) == 0
+}
+
 // ValidName is the one rule for a name the commit marker may list (a run's
 // file or a kept foreign file): a plain name in the folder itself — not
 // empty, not "." or "..", no path separator, no NUL — and none of the

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -76,10 +75,11 @@ func Run(t *testing.T, newVerifier func(t *testing.T) adjudicate.Verifier) {
 			t.Fatalf("Verify: %v", err)
 		}
 		for i, vd := range got {
-			for _, z := range vd.Logits {
-				if math.IsNaN(z) || math.IsInf(z, 0) {
-					t.Errorf("pair %d (%q): logits %v", i, pairs[i].ClaimID, vd.Logits)
-				}
+			if vd.Err != nil {
+				t.Errorf("pair %d (%q): %v", i, pairs[i].ClaimID, vd.Err)
+			}
+			if err := adjudicate.CheckLogits(vd.Logits); err != nil {
+				t.Errorf("pair %d (%q): %v", i, pairs[i].ClaimID, err)
 			}
 			if vd.Passage < -1 || vd.Passage >= len(pairs[i].Passages) {
 				t.Errorf("pair %d: deciding passage %d of %d", i, vd.Passage, len(pairs[i].Passages))

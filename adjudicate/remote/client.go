@@ -319,7 +319,7 @@ func (c *Client) attempt(ctx context.Context, method, target string, body []byte
 	// whole body loses the secrets once, before it is decoded or cut, so no
 	// string read from it (a judge's reason, an error body) can carry one
 	// or a prefix of one. "[redacted]" keeps a JSON string valid.
-	raw = []byte(c.red.Redact(string(raw)))
+	raw = c.red.RedactBytes(raw)
 	if resp.StatusCode/100 == 2 {
 		return raw, 0, nil
 	}

@@ -40,7 +40,7 @@ func fastRetries(endpoint string, waits *[]time.Duration) remote.Options {
 		}}
 }
 
-func serve(t *testing.T, h http.Handler) *httptest.Server {
+func serve(t testing.TB, h http.Handler) *httptest.Server {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv

@@ -553,15 +553,30 @@ func TestFaultOwnership(t *testing.T) {
 		expect(t, runDemo(t, out), 0)
 		os.MkdirAll(filepath.Join(out, ".staging-123", "x"), 0o755)
 		os.WriteFile(filepath.Join(out, ".staging-123", ".records.parquet.tmp-1"), nil, 0o644)
+		os.WriteFile(filepath.Join(out, ".staging-123", outdir.OwnTag), nil, 0o644) // as audit made it
+		os.MkdirAll(filepath.Join(out, ".staging-456"), 0o755)                      // killed before its tag: empty
 		expect(t, runDemo(t, out), 0)
-		_, err := os.Stat(filepath.Join(out, ".staging-123"))
-		assert.True(t, os.IsNotExist(err))
+		for _, n := range []string{".staging-123", ".staging-456"} {
+			_, err := os.Stat(filepath.Join(out, n))
+			assert.True(t, os.IsNotExist(err), n)
+		}
+		// A folder of the user's named like a leftover is not audit's:
+		// refused, then kept with --force.
+		os.MkdirAll(filepath.Join(out, ".staging-mine"), 0o755)
+		os.WriteFile(filepath.Join(out, ".staging-mine", "notes.txt"), []byte("mine"), 0o644)
+		expect(t, runDemo(t, out), exitInput, "holds files audit did not write: .staging-mine")
+		expect(t, runDemo(t, out, "--force"), 0)
+		b, err := os.ReadFile(filepath.Join(out, ".staging-mine", "notes.txt"))
+		require.NoError(t, err)
+		assert.Equal(t, "mine", string(b))
+		os.RemoveAll(filepath.Join(out, ".staging-mine"))
 		// With the index inside --out (the default), a killed build's
 		// folder is swept too.
 		out = filepath.Join(t.TempDir(), "out2")
 		args := demoArgs(out)
 		expect(t, tool(t, 3*time.Minute, nil, args[:len(args)-2]...), 0)
 		os.MkdirAll(filepath.Join(out, "index.building-99", "bleve"), 0o755)
+		os.WriteFile(filepath.Join(out, "index.building-99", outdir.OwnTag), nil, 0o644)
 		expect(t, tool(t, 3*time.Minute, nil, args[:len(args)-2]...), 0)
 		noLeftovers(t, out)
 		sameAsReference(t, out)
