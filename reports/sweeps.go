@@ -23,8 +23,8 @@ type TemperatureSweepRow struct {
 	Temperature float64  `parquet:"temperature"`
 	ECE10       *float64 `parquet:"ece_10,optional"`
 	NLL         *float64 `parquet:"nll,optional"`
-	RunInstance string `parquet:"run_instance,dict"`
-	StartedAt   int64  `parquet:"started_at,timestamp(millisecond)"`
+	RunInstance string   `parquet:"run_instance,dict"`
+	StartedAt   int64    `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // ThresholdSweepRow is one row of threshold_sweep.parquet.
@@ -40,9 +40,9 @@ type ThresholdSweepRow struct {
 	Tier2FAUnconditional *float64 `parquet:"tier2_fa_unconditional,optional"`
 	// AnsweredLabelled is how many answered, labelled claims the rates
 	// of this point rest on.
-	AnsweredLabelled int64 `parquet:"answered_labelled"`
-	RunInstance string `parquet:"run_instance,dict"`
-	StartedAt   int64  `parquet:"started_at,timestamp(millisecond)"`
+	AnsweredLabelled int64  `parquet:"answered_labelled"`
+	RunInstance      string `parquet:"run_instance,dict"`
+	StartedAt        int64  `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // WriteSweeps writes temperature_sweep.parquet and its plot and
