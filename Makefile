@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: model model-env model-eval chromium bench-review all build test race lint tidy-check deploy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -48,6 +48,29 @@ tidy-check:
 ## structure check, and their commands run locally; see deploy/check.sh)
 deploy-check: build
 	bash deploy/check.sh $(BIN)/audit
+
+## slurm-check: deploy/slurm on a real scheduler: a one-node Slurm cluster (Debian's
+## slurm-wlm and munge, apt-get installed when missing; deploy/slurm/local-cluster.sh
+## starts munged, slurmctld and slurmd as root with everything under .cache/slurm, in a
+## network namespace of their own, and stops them by their pid files afterwards), then
+## cmd/audit/testdata/slurm/slurm.txtar: submit.sh on 3,000 generated claims in 4 shards,
+## the merged report against one run's, a cancelled task, a task failing validation.
+## Skipped with a message where no cluster can run (not root, no apt-get, a daemon that
+## does not start); a few minutes. CI runs it.
+SLURM_STATE ?= $(CURDIR)/.cache/slurm
+SLURM_CHECK = env SLURM_STATE=$(SLURM_STATE) bash deploy/slurm/local-cluster.sh
+slurm-check: build
+	@rc=0; $(SLURM_CHECK) install || rc=$$?; \
+	if [ $$rc = 0 ]; then \
+	  $(GO) test -c -tags slurm -o $(BIN)/audit-slurm.test ./cmd/audit && \
+	  timeout -k 30 1200 $(SLURM_CHECK) run env AUDIT_BIN=$(BIN)/audit GOMAXPROCS=2 SLURM_WAIT=300 \
+	    sh -c 'cd cmd/audit && exec $(BIN)/audit-slurm.test -test.run "^TestSlurm$$" -test.timeout 15m' || rc=$$?; \
+	fi; \
+	case $$rc in \
+	  0) echo "slurm-check: ok: the sharded run on Slurm equals a single run; faults behaved";; \
+	  3) echo "slurm-check: SKIPPED: no Slurm cluster can run here (why: above)$(if $(CI), - in CI too: nothing was checked)";; \
+	  *) echo "slurm-check: FAILED (exit $$rc)"; exit 1;; \
+	esac
 
 bench: bench-e2e
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
@@ -233,6 +256,7 @@ eval-real: build
 ## (train/pairs), the leave-one-set-out table (model-eval), then the model fitted on all four
 ## sets and exported (int8 ONNX, tokenizer.json, config.json, reference.json). Needs DATA;
 ## not part of make test, which needs no Python.
+.PHONY: model model-env model-eval
 MODEL_NAME  ?= minilm-l6-verifier
 MODEL_WORK  := .cache/model
 MODEL_VENV  := .cache/train-venv

@@ -54,6 +54,12 @@ func Strongest(batch []Pair, pairs []PairIndex, logits [][3]float64, strength fu
 			out[e.Claim] = Verdict{Passage: -1, Err: err}
 			continue
 		}
+		if n := len(batch[e.Claim].Passages); n > 0 && e.Passage < n {
+			if out[e.Claim].PassageLogits == nil {
+				out[e.Claim].PassageLogits = make([][3]float64, n)
+			}
+			out[e.Claim].PassageLogits[e.Passage] = logits[i]
+		}
 		s := strength(Probabilities(logits[i]))
 		if s > best[e.Claim] {
 			best[e.Claim] = s

@@ -50,6 +50,10 @@ type Verdict struct {
 	// Usage is what a remote judge spent on the verdict; zero for models
 	// that count no tokens.
 	Usage Usage `json:",omitzero"`
+	// PassageLogits are the raw logits of each passage scored on its own
+	// (a cross-encoder's pairs), in passage order; nil when the backend
+	// scores a claim's passages together. The conflict rule reads them.
+	PassageLogits [][3]float64 `json:",omitempty"`
 	// Err, when set, says this claim could not be adjudicated (its logits
 	// failed CheckLogits, a log-probability failed CheckLogprob): the
 	// scheduler makes it the claim's error and keeps nothing else of the

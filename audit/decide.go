@@ -32,6 +32,14 @@ type decision struct {
 	numeric      *lint.NumericCheck
 	verifierPred metrics.Class
 	rule         string
+
+	// Set by withRules: the flags of the rules that fired, the first rule
+	// that gave a label and that label (also under --rule-effect flag,
+	// where it is not applied), and whether the fallback verifier decided.
+	flags     []string
+	ruleName  string
+	ruleLabel metrics.Class
+	fallback  bool
 }
 
 // decide applies the abstain policy: no evidence, weak retrieval, a
@@ -102,6 +110,18 @@ func (d decision) outcome(v verified) metrics.Outcome {
 	}
 	if d.scored {
 		out.Scored, out.Logits, out.Predicted = true, v.Verdict.Logits, d.pred
+		if d.fallback {
+			out.Logits = v.Fallback.Logits
+		}
+	} else if !out.Abstained {
+		out.Predicted = d.pred // a rule decided a claim the verifier never scored
+	}
+	out.Rule, out.RuleLabel, out.VerifierLabel = d.ruleName, metrics.Unknown, metrics.Unknown
+	if d.ruleName != "" {
+		out.RuleLabel = d.ruleLabel
+		if d.scored {
+			out.VerifierLabel = d.verifierPred
+		}
 	}
 	if len(v.GoldEvidence) > 0 {
 		ps := make([]metrics.Passage, len(v.Passages))
@@ -138,10 +158,18 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 		rec.Error = ptr(o.red.Redact(v.Err))
 		rec.Rationale = "adjudication failed: " + v.Err
 	}
+	if d.fallback {
+		rec.Error = nil
+		rec.Rationale = "the verifier's logits were unusable (" + v.Err + "); the fallback verifier decided: " + v.Fallback.Rationale
+		if i := v.Fallback.Passage; i >= 0 && i < len(v.Passages) {
+			rec.EvidenceUsed = &reports.EvidenceUsed{PassageID: v.Passages[i].ID, Rank: int32(i + 1)}
+		}
+	}
+	o.recordRules(&rec, d)
 	// The one redaction, on the joined string (never a piece of it).
 	rec.Rationale = o.red.Redact(rec.Rationale)
 	if d.scored {
-		z := v.Verdict.Logits
+		z := out.Logits
 		rec.LogitSupported, rec.LogitUnsupp, rec.LogitInsuff = ptr(z[0]), ptr(z[1]), ptr(z[2])
 		rec.RawPSupported, rec.RawPUnsupp, rec.RawPInsuff = ptr(d.raw[0]), ptr(d.raw[1]), ptr(d.raw[2])
 		rec.PSupported, rec.PUnsupported, rec.PInsufficient = ptr(d.p[0]), ptr(d.p[1]), ptr(d.p[2])
@@ -151,7 +179,9 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 		rec.AbstainReason = ptr(d.reason)
 	} else {
 		rec.PredictedLabel = ptr(label.Of(int(out.Predicted)).String())
-		rec.VerifierLabel = ptr(label.Of(int(d.verifierPred)).String())
+		if d.scored {
+			rec.VerifierLabel = ptr(label.Of(int(d.verifierPred)).String())
+		}
 		if d.rule != "" {
 			rec.DecidedBy = ptr(d.rule)
 		}
@@ -169,7 +199,7 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 			rec.GoldEvidenceRank = ptr(int32(r))
 		}
 	}
-	rec.Action = action(out, rec.Confidence)
+	rec.Action = action(out, rec.Confidence, o.branchAt)
 	rec.Verdict = metrics.VerdictOf(out, d.t)
 	if nc := d.numeric; nc != nil {
 		rec.NumericCheck, rec.NumericPolicy, rec.NumericReason = ptr(nc.Status), ptr(nc.Policy), ptr(nc.Reason)
@@ -194,11 +224,14 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 // branches have been tried: supported → CONTINUE; unsupported with
 // confidence >= 0.7 → BRANCH (halt and regenerate), below → CONTINUE;
 // insufficient → BRANCH (look for better evidence); no decision → ABSTAIN.
-func action(o metrics.Outcome, conf *float64) string {
+// branchAt, when above 0.7, is the raised threshold of a degenerate-
+// unsupported verifier (seed 004 §7.9: BranchThresholdDegenerate).
+func action(o metrics.Outcome, conf *float64, branchAt float64) string {
+	branchAt = max(branchAt, BranchThreshold)
 	switch {
 	case o.Abstained:
 		return "ABSTAIN"
-	case o.Predicted == metrics.Unsupported && conf != nil && *conf >= 0.7:
+	case o.Predicted == metrics.Unsupported && conf != nil && *conf >= branchAt:
 		return "BRANCH"
 	case o.Predicted == metrics.Insufficient:
 		return "BRANCH"
@@ -234,4 +267,43 @@ func (c *factCache) facts(id, text string) []lint.Fact {
 		c.cur[id] = f
 	}
 	return f
+}
+
+// recordRules writes the rules' columns of a record: the flags (an empty
+// list when the layer is off or nothing fired), and the first rule that
+// gave a label with that label.
+func (o *Options) recordRules(rec *reports.Record, d decision) {
+	rec.Flags = d.flags
+	if rec.Flags == nil {
+		rec.Flags = []string{}
+	}
+	if d.ruleName != "" {
+		rec.Rule, rec.RuleLabel = ptr(d.ruleName), ptr(label.Of(int(d.ruleLabel)).String())
+	}
+}
+
+// BRANCH thresholds of an unsupported claim's confidence (seed 004 §7.4,
+// §7.9): 0.7, raised to 0.9 when the verifier is degenerate-unsupported —
+// it calls more than half of at least DegenerateMinClaims answered claims
+// unsupported (its own labels at T = 1, before any rule).
+const (
+	BranchThreshold           = 0.7
+	BranchThresholdDegenerate = 0.9
+	DegenerateMinClaims       = 100
+)
+
+// degenerateUnsupported says whether the verifier's own labels make it
+// degenerate-unsupported (seed 004 §7.9).
+func degenerateUnsupported(prelim []metrics.Outcome) (bool, int, int) {
+	answered, unsupported := 0, 0
+	for _, o := range prelim {
+		if o.Abstained || !o.Scored {
+			continue
+		}
+		answered++
+		if o.Predicted == metrics.Unsupported {
+			unsupported++
+		}
+	}
+	return answered >= DegenerateMinClaims && 2*unsupported > answered, unsupported, answered
 }

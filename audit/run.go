@@ -24,6 +24,7 @@ import (
 	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/rules"
 )
 
 // Calibration modes.
@@ -86,6 +87,9 @@ type Options struct {
 	// NumericEffect is how the numeric check bears on the label: none,
 	// flag (default) or override (lint.DecideNumeric).
 	NumericEffect lint.NumericEffect
+	// Rules is the decision-rule layer (package rules); the zero value
+	// applies none.
+	Rules RuleOptions
 
 	ToolVersion string
 	// Instance identifies this execution (run_instance, started_at in every
@@ -96,6 +100,11 @@ type Options struct {
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
 
 	Progress func(done, total int)
+
+	// branchAt is the BRANCH threshold the calibrate stage chose
+	// (BranchThresholdDegenerate for a degenerate-unsupported verifier; 0:
+	// BranchThreshold).
+	branchAt float64
 	// Stage, when set, is told when each stage begins (done false) and
 	// ends (done true, with its wall time), for stage lines on a terminal.
 	Stage func(name string, done bool, elapsed time.Duration)
@@ -460,6 +469,7 @@ func (o *Options) manifest(in *inputs, ix *index, verifierVersion string, res *R
 		Counts:   reports.ManifestCount{Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors},
 		Timings:  &res.Timings,
 	}
+	o.Rules.describe(m.Settings)
 	if o.Shard.Sharded() {
 		m.Shard = &reports.ShardInfo{Index: o.Shard.Index, Count: o.Shard.Count}
 	}
@@ -490,6 +500,17 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 	}
 	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectFlag {
 		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
+	}
+	if r := o.Rules; len(r.Enabled) > 0 {
+		// Only a run with rules hashes them: a run without keeps its id.
+		var names []string
+		for _, n := range rules.Names {
+			if r.Enabled[n] {
+				names = append(names, n)
+			}
+		}
+		fmt.Fprintf(h, "rules=%s effect=%s noevidence=%s maxage=%v authority=%s=%s\n", strings.Join(names, ","), r.Effect, r.NoEvidence,
+			r.MaxAge, r.AuthorityKey, r.AuthorityValue)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

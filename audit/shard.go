@@ -15,6 +15,7 @@ import (
 	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/rules"
 )
 
 // Shard is one of Count deterministic subsets of a run's claims: those
@@ -155,7 +156,11 @@ func MergeShards(files []string) (*Merged, error) {
 	m := &Merged{RunID: sh.RunID, Temperatures: cal.temps, CrossFit: cal.result.CrossFit, Settings: s, Shards: shards,
 		Outcomes: make([]metrics.Outcome, len(recs))}
 	for i, r := range recs {
-		m.Outcomes[i] = o.redecide(r, prelim[i], cal.temp(i))
+		if r.DecidedBy != nil && *r.DecidedBy == rules.DecidedBy(rules.Fallback) {
+			m.Outcomes[i] = prelim[i] // the fallback verifier's verdict, at T = 1 as in a run
+			continue
+		}
+		m.Outcomes[i] = replayRules(r, o.redecide(r, prelim[i], cal.temp(i)), cal.temp(i), s)
 	}
 	return m, nil
 }

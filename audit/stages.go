@@ -31,6 +31,9 @@ type verified struct {
 	LatencyMS float64              `json:"latency_ms"`
 	// GoldEvidence are the ids the gold file names as the claim's evidence.
 	GoldEvidence []string `json:"gold_evidence,omitempty"`
+	// Fallback is the fallback verifier's verdict of a claim whose logits
+	// were unusable (the fallback rule); nil otherwise.
+	Fallback *adjudicate.Verdict `json:"fallback,omitempty"`
 }
 
 // spool holds the verified claims on disk between verification and the
@@ -93,6 +96,11 @@ func (s *spool) remove() {
 // scheduler into a spool, in input order; each claim travels with its
 // pair through the scheduler.
 func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, v adjudicate.Verifier, res *Result) (*spool, error) {
+	fb, err := o.fallbackVerifier(ix)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { closeIfCloser(fb) }()
 	sp, err := newSpool(o.WriteDir)
 	if err != nil {
 		return nil, err
@@ -110,6 +118,9 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 			res.Timings.VerifyBusy += reports.Seconds(r.Latency)
 			if r.Err == nil {
 				r.Err = checkProbabilities(r.Verdict.Logits)
+			}
+			if r.Err != nil && invalidLogits(r.Err) {
+				s.Fallback = o.refallback(ctx, fb, r.Pair)
 			}
 			s.Verdict.Rationale = o.red.Redact(s.Verdict.Rationale)
 			if r.Err != nil {
@@ -262,6 +273,11 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 	if err != nil {
 		return calibration{}, err
 	}
+	if deg, u, n := degenerateUnsupported(prelim); deg {
+		o.branchAt = BranchThresholdDegenerate
+		o.Log.Warn("the verifier is degenerate-unsupported: BRANCH now needs confidence >= 0.9 (seed 004 §7.9)",
+			"unsupported", u, "answered", n)
+	}
 	c := o.calibrateOutcomes(prelim)
 	switch cf := c.result.CrossFit; {
 	case !cf.Fitted:
@@ -307,13 +323,21 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 	}
 	var outs []metrics.Outcome
 	fc := newFactCache(20000)
+	docs, err := o.readDocs(ctx)
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
 	picker := reports.NewErrorPicker(reports.ReportErrors)
 	strs := interner{}
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d := o.withNumeric(v, o.decide(v, cal.temp(i)), fc)
+		d := o.withRules(v, o.withNumeric(v, o.decide(v, cal.temp(i)), fc), fc, docs)
+		if d.fallback {
+			res.Errors-- // decided by the fallback verifier: no longer an error
+		}
 		if d.reason != "" {
 			res.Abstained++
 		}
@@ -401,11 +425,35 @@ func checkProbabilities(z [3]float64) error {
 	for _, t := range []float64{1, metrics.MinTemperature, metrics.MaxTemperature} {
 		for _, p := range metrics.Softmax(z, t) {
 			if math.IsNaN(p) || math.IsInf(p, 0) {
-				return fmt.Errorf("verifier logits %v give probabilities that are not finite at temperature %v", z, t)
+				return &nonFiniteError{z: z, t: t}
 			}
 		}
 	}
 	return nil
+}
+
+// nonFiniteError is checkProbabilities' error: logits whose probabilities
+// are not finite at a temperature the run may use.
+type nonFiniteError struct {
+	z [3]float64
+	t float64
+}
+
+func (e *nonFiniteError) Error() string {
+	return fmt.Sprintf("verifier logits %v give probabilities that are not finite at temperature %v", e.z, e.t)
+}
+
+// fallbackVerifier makes the fallback rule's verifier; nil when the rule
+// is off or no fallback is configured.
+func (o *Options) fallbackVerifier(ix *index) (adjudicate.Verifier, error) {
+	if !o.Rules.on("fallback") || o.Rules.NewFallback == nil {
+		return nil, nil
+	}
+	fb, err := o.Rules.NewFallback(ix.Index)
+	if err != nil {
+		return nil, fmt.Errorf("fallback verifier: %w", err)
+	}
+	return fb, nil
 }
 
 // goldWarnings says what of the gold file the run left out: labels for

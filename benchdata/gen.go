@@ -22,6 +22,12 @@ type Options struct {
 	// Mix is the share of supported, unsupported and insufficient claims;
 	// zero means 0.4, 0.3, 0.3.
 	Mix [3]float64
+	// RuleCases adds this many labelled claims for the labelling rules
+	// (conflicting sources with and without an authority, no evidence, a
+	// location the evidence lacks, stale evidence; ruleCaseKinds) after the
+	// others, with the documents they need; 0 (the default) adds none, and
+	// the rest of the set does not depend on it.
+	RuleCases int
 }
 
 // Files written by Generate, in DIR.
@@ -276,6 +282,25 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 	}
 	if err := flushOutput(); err != nil {
 		return nil, err
+	}
+	for _, rc := range w.ruleCases(opts.Seed, opts.RuleCases) {
+		if rc.doc != nil {
+			m.Docs++
+			if err := write(CorpusFile, rc.doc); err != nil {
+				return nil, err
+			}
+		}
+		c := rc.claim
+		m.Labels[string(c.label)]++
+		m.Variants[string(c.label)+"/"+c.variant]++
+		m.Types[c.Type]++
+		if err := write(ClaimsFile, c); err != nil {
+			return nil, err
+		}
+		if err := write(GoldFile, map[string]string{"claim_id": c.ID, "label": string(c.label)}); err != nil {
+			return nil, err
+		}
+		opts.Claims++
 	}
 	m.Claims = opts.Claims
 	for i, name := range []string{CorpusFile, SpansFile, ClaimsFile, GoldFile, OutputsFile} {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/claimaudit/claimaudit/claims"
@@ -82,6 +83,46 @@ func BenchmarkGenerate100k(b *testing.B) {
 	for b.Loop() {
 		if _, err := Generate(context.Background(), b.TempDir(), Options{Claims: 100000, Docs: 10000, Seed: 1}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Rule cases come after the set they are added to, which stays the same
+// byte for byte, and each kind is there.
+func TestRuleCasesLeaveTheRestAlone(t *testing.T) {
+	ctx := context.Background()
+	a, b := t.TempDir(), t.TempDir()
+	if _, err := Generate(ctx, a, Options{Claims: 120, Docs: 60, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Generate(ctx, b, Options{Claims: 120, Docs: 60, Seed: 7, RuleCases: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Claims != 132 {
+		t.Errorf("claims %d, want 132", m.Claims)
+	}
+	for _, k := range ruleCaseKinds {
+		n := 0
+		for v, c := range m.Variants {
+			if strings.HasSuffix(v, "/"+k) {
+				n += c
+			}
+		}
+		if n != 2 {
+			t.Errorf("variant %s: %d claims, want 2", k, n)
+		}
+	}
+	read := func(dir, name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, f := range []string{ClaimsFile, GoldFile, CorpusFile} {
+		if !strings.HasPrefix(read(b, f), read(a, f)) {
+			t.Errorf("%s: the set without rule cases is not a prefix of the one with", f)
 		}
 	}
 }

@@ -53,6 +53,13 @@ type Outcome struct {
 	EvidenceRanks []int
 	// Meta is the claim's user metadata, sliced on by SlicesBy.
 	Meta map[string]string
+	// Rule is the first decision rule that gave the claim a label ("" when
+	// none did), RuleLabel that label (applied or, under --rule-effect
+	// flag, not) and VerifierLabel the verifier's own label on the claim
+	// (Unknown when it gave none): the per-rule metrics compare the two.
+	Rule          string
+	RuleLabel     Class
+	VerifierLabel Class
 }
 
 // ErrNaN is returned for outcomes whose logits or latency are NaN or Inf.

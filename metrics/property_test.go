@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -156,6 +157,10 @@ func TestUndefinedIsNaN(t *testing.T) {
 	// No outcomes: only the counts are defined.
 	v := evaluate(t, nil)
 	for _, name := range Names {
+		if strings.HasPrefix(name, "rule_") && strings.HasSuffix(name, "_count") {
+			assert.False(t, math.IsNaN(v[name]), name)
+			continue
+		}
 		switch name {
 		case "n", "answered", "abstained", "pred_count_supported", "pred_count_unsupported", "pred_count_insufficient", "temperature",
 			"quality_gates_pass", "critical_unsupported", "contradictions", "supported_n_at_p80", "unsupported_n_at_p80",
@@ -220,6 +225,7 @@ func TestEveryMetricDefinedOnRichData(t *testing.T) {
 		outs[i].Importance = []string{"critical", "material", "minor"}[i%3]
 		outs[i].Source = fmt.Sprintf("out%d", i/4)
 		outs[i].EvidenceRanks = [][]int{{1}, {0}, {3, 0}, {6}}[i%4]
+		outs[i].Rule, outs[i].RuleLabel, outs[i].VerifierLabel = RuleNames[i%len(RuleNames)], Class(i%3), outs[i].Predicted
 	}
 	v := evaluate(t, outs)
 	for _, name := range Names {

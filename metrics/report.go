@@ -19,7 +19,7 @@ type Metric struct {
 // Names is every metric: the claim metrics in DESIGN.md's order, then
 // CheckMetrics, OutputMetrics and RetrievalMetrics. `--fail-on` accepts
 // these.
-var Names = slices.Concat(claimNames, CheckMetrics, OutputMetrics, RetrievalMetrics)
+var Names = slices.Concat(claimNames, CheckMetrics, OutputMetrics, RetrievalMetrics, RuleMetrics)
 
 var claimNames = []string{
 	"n", "answered", "abstained", "coverage", "abstain_rate",
@@ -85,6 +85,7 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 	v["degenerate_verifier"] = degenerate(c, v["accuracy"], majorityHigh)
 	maps.Copy(v, checkValues(outs, t))
 	maps.Copy(v, retrievalValues(outs))
+	maps.Copy(v, ruleValues(outs))
 	ov, oci := evaluateOutputs(outs, t, opts)
 	maps.Copy(v, ov)
 	if ci != nil {
@@ -212,6 +213,15 @@ func Undefined(name string, c Counts) string {
 		}
 		return ""
 	}
+	if strings.HasPrefix(name, "rule_") {
+		switch {
+		case strings.HasSuffix(name, "_count"):
+			return ""
+		case strings.HasSuffix(name, "_verifier_accuracy"):
+			return "the rule gave no labelled claim the verifier had labelled a label (or the layer is off: --rules none)"
+		}
+		return "the rule gave no labelled claim a label (or the layer is off: --rules none)"
+	}
 	switch name {
 	case "quality_gates_pass", "critical_unsupported", "contradictions", "supported_n_at_p80", "unsupported_n_at_p80",
 		"degenerate_supported", "degenerate_refuted", "outputs", "retrieval_claims":
@@ -221,11 +231,12 @@ func Undefined(name string, c Counts) string {
 			return r + " (the bounds need the 10-bin ECE)"
 		}
 		return ""
-	case "supported_accuracy_at_p80", "unsupported_accuracy_at_p80":
+	case "supported_accuracy_at_p80", "unsupported_accuracy_at_p80", "calibration_bound_supported", "calibration_bound_unsupported":
 		if r := noGold(); r != "" {
 			return r
 		}
-		return "no answered labelled claim was predicted " + strings.TrimSuffix(name, "_accuracy_at_p80") + " with probability >= 0.8"
+		class := strings.TrimPrefix(strings.TrimSuffix(name, "_accuracy_at_p80"), "calibration_bound_")
+		return "no answered labelled claim was predicted " + class + " with probability >= 0.8"
 	case "output_supported_fraction", "output_any_unsupported_rate", "output_pass_rate":
 		return "no claim has a source_id (the model output it came from)"
 	case "gold_output_supported_fraction", "gold_output_any_unsupported_rate":

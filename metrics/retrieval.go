@@ -120,7 +120,7 @@ func retrievalValues(outs []Outcome) map[string]float64 {
 // bounds and degenerate-verifier flags as numbers (flags 1 or 0), in Names.
 var CheckMetrics = []string{"quality_gates_pass", "critical_unsupported", "contradictions",
 	"calibration_pass", "supported_accuracy_at_p80", "unsupported_accuracy_at_p80", "supported_n_at_p80", "unsupported_n_at_p80",
-	"degenerate_supported", "degenerate_refuted"}
+	"degenerate_supported", "degenerate_refuted", "calibration_bound_supported", "calibration_bound_unsupported"}
 
 func checkValues(outs []Outcome, t float64) map[string]float64 {
 	g := QualityGates(outs, t)
@@ -134,5 +134,7 @@ func checkValues(outs []Outcome, t float64) map[string]float64 {
 		"calibration_pass": calPass, "supported_accuracy_at_p80": b.SupportedAccuracy, "unsupported_accuracy_at_p80": b.UnsupportedAccuracy,
 		"supported_n_at_p80": float64(b.SupportedN), "unsupported_n_at_p80": float64(b.UnsupportedN),
 		"degenerate_supported": float64(b2i(b.DegenerateSupported)), "degenerate_refuted": float64(b2i(b.DegenerateRefuted)),
+		"calibration_bound_supported":   boundPass(b.SupportedAccuracy, b.SupportedN),
+		"calibration_bound_unsupported": boundPass(b.UnsupportedAccuracy, b.UnsupportedN),
 	}
 }

@@ -40,6 +40,8 @@ type htmlReport struct {
 	SmallSlices int // slices left out of the table: too few claims
 	Errors      []htmlError
 	ErrorsShown int
+	Rules       []RuleRow
+	Bounds      []BoundRow
 	// Header lines: when, on what, with which settings.
 	Date, ClaimsLine string
 	Inputs           []string
@@ -113,7 +115,8 @@ func interval(s *Summary, name string) string {
 // as SVG data, no scripts and nothing fetched.
 func (t *Tables) html(figs []*figure) ([]byte, error) {
 	s := &t.Summary
-	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors, Glossary: Glossary}
+	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors, Glossary: Glossary,
+		Rules: ruleRows(s), Bounds: boundRows(s)}
 	r.Date, r.ClaimsLine, r.Inputs, r.Settings = htmlHeader(s, &t.manifest)
 	r.Abstained = "—"
 	if v := s.Metrics["abstained"]; v != nil {

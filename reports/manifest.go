@@ -95,6 +95,14 @@ type RunSettings struct {
 	Index             string  `json:"index"`
 	NumericPolicy     string  `json:"numeric_policy,omitempty"`
 	NumericEffect     string  `json:"numeric_effect,omitempty"`
+	// The labelling rules (docs/rules.md): those applied (empty: none),
+	// their effect, the no-evidence mode, the authority KEY=VALUE and the
+	// stale threshold.
+	Rules          []string `json:"rules,omitempty"`
+	RuleEffect     string   `json:"rule_effect,omitempty"`
+	NoEvidence     string   `json:"no_evidence,omitempty"`
+	Authority      string   `json:"authority,omitempty"`
+	MaxEvidenceAge string   `json:"max_evidence_age,omitempty"`
 	// Passages are the index's passage settings (window sentences, stride,
 	// longest window), read from the index's own manifest.
 	Passages any `json:"passages"`

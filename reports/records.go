@@ -15,7 +15,7 @@ import (
 )
 
 // SchemaVersion of the Parquet files; bumped on any column change.
-const SchemaVersion = "3"
+const SchemaVersion = "4"
 
 // Evidence is one retrieved passage of a record.
 type Evidence struct {
@@ -114,6 +114,13 @@ type Record struct {
 	// set predicted_label. Both null when abstained.
 	VerifierLabel *string `parquet:"verifier_label,optional,dict"`
 	DecidedBy     *string `parquet:"decided_by,optional,dict"`
+	// Flags are the decision rules that fired on the claim (hedged,
+	// qualifier_missing, conflict, stale, fallback…; docs/rules.md); Rule
+	// is the first rule that gave a label and RuleLabel that label, also
+	// when --rule-effect flag did not apply it; null when none did.
+	Flags     []string `parquet:"flags,list"`
+	Rule      *string  `parquet:"rule,optional,dict"`
+	RuleLabel *string  `parquet:"rule_label,optional,dict"`
 	// ClaimIndex is the claim's position in the claims file (0-based): the
 	// row order of a single run, which merging shards restores.
 	ClaimIndex int64 `parquet:"claim_index"`
@@ -301,6 +308,13 @@ func OutcomeOf(r Record) metrics.Outcome {
 	}
 	if r.GoldLabel != nil {
 		o.Gold = classNamed(*r.GoldLabel)
+	}
+	o.RuleLabel, o.VerifierLabel = metrics.Unknown, metrics.Unknown
+	if r.Rule != nil && r.RuleLabel != nil {
+		o.Rule, o.RuleLabel = *r.Rule, classNamed(*r.RuleLabel)
+		if r.VerifierLabel != nil && r.LogitSupported != nil {
+			o.VerifierLabel = classNamed(*r.VerifierLabel)
+		}
 	}
 	if r.PredictedLabel != nil {
 		o.Predicted = classNamed(*r.PredictedLabel)

@@ -117,6 +117,9 @@ func PrintTables(w io.Writer, s *Summary) error {
 	if err := printOutputsAndRetrieval(w, s); err != nil {
 		return err
 	}
+	if err := PrintRules(w, s); err != nil {
+		return err
+	}
 	if err := PrintGates(w, s.Gates); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package review
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,6 +28,26 @@ type cdp struct {
 	replies map[int]chan json.RawMessage
 	events  chan map[string]json.RawMessage
 	session string
+	closed  chan struct{} // the browser's end of the pipe closed
+	stderr  *lockedBuffer
+}
+
+// lockedBuffer is the browser's stderr, read while exec may still write it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.TrimSpace(l.b.String())
 }
 
 func startChromium(t *testing.T, ctx context.Context) *cdp {
@@ -55,13 +76,16 @@ func startChromium(t *testing.T, ctx context.Context) *cdp {
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "about:blank")
 	cmd.ExtraFiles = []*os.File{toChrome, chromeOut}
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	toChrome.Close()
 	chromeOut.Close()
 	t.Cleanup(func() { ourEnd.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	c := &cdp{w: ourEnd, replies: map[int]chan json.RawMessage{}, events: make(chan map[string]json.RawMessage, 256)}
+	c := &cdp{w: ourEnd, replies: map[int]chan json.RawMessage{}, events: make(chan map[string]json.RawMessage, 256),
+		closed: make(chan struct{}), stderr: stderr}
 	go c.readLoop(fromChrome)
 	return c
 }
@@ -72,6 +96,7 @@ func (c *cdp) readLoop(r *os.File) {
 		msg, err := br.ReadBytes(0)
 		if err != nil {
 			close(c.events)
+			close(c.closed)
 			return
 		}
 		var m map[string]json.RawMessage
@@ -112,7 +137,7 @@ func (c *cdp) call(ctx context.Context, browser bool, method string, params any)
 	}
 	b, _ := json.Marshal(msg)
 	if _, err := c.w.Write(append(b, 0)); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w: chromium has exited? (its stderr: %q)", method, err, c.stderr.String())
 	}
 	select {
 	case reply := <-ch:
@@ -129,6 +154,8 @@ func (c *cdp) call(ctx context.Context, browser bool, method string, params any)
 			return nil, fmt.Errorf("%s: %s", method, r.Error.Message)
 		}
 		return r.Result, nil
+	case <-c.closed:
+		return nil, fmt.Errorf("%s: chromium exited (its stderr: %s)", method, c.stderr.String())
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 	}

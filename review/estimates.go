@@ -70,12 +70,12 @@ var Quantities = []Quantity{
 		}},
 	{Name: "tier1_fa",
 		terms: func(c claimView, y label.Label) (float64, float64) {
-			neg := c.answered && y != sup
-			return ind(neg && c.pred == sup), ind(neg)
+			neg := y != sup
+			return ind(neg && c.answered && c.pred == sup), ind(neg)
 		},
 		preds: func(c claimView) (float64, float64) {
-			pn := ind(c.answered) * (1 - c.p[0])
-			return ind(c.pred == sup) * pn, pn
+			pn := 1 - c.p[0]
+			return ind(c.answered && c.pred == sup) * pn, pn
 		}},
 	{Name: "tier1_fa_unconditional",
 		terms: func(c claimView, y label.Label) (float64, float64) {
@@ -86,12 +86,12 @@ var Quantities = []Quantity{
 		}},
 	{Name: "tier2_fa",
 		terms: func(c claimView, y label.Label) (float64, float64) {
-			neg := c.answered && y == unsup
-			return ind(neg && c.pred != unsup), ind(neg)
+			neg := y == unsup
+			return ind(neg && c.answered && c.pred != unsup), ind(neg)
 		},
 		preds: func(c claimView) (float64, float64) {
-			pn := ind(c.answered) * c.p[1]
-			return ind(c.pred != unsup) * pn, pn
+			pn := c.p[1]
+			return ind(c.answered && c.pred != unsup) * pn, pn
 		}},
 	{Name: "tier2_fa_unconditional",
 		terms: func(c claimView, y label.Label) (float64, float64) {
@@ -168,7 +168,7 @@ func Estimate(records []reports.Record, q *Queue, answers []Answer) (*Result, er
 	}
 	res.Labelled = len(units)
 	for _, k := range sortedKeys(why) {
-		res.Unused = append(res.Unused, fmt.Sprintf("%d queued claims %s", why[k], k))
+		res.Unused = append(res.Unused, fmt.Sprintf("%d queued claims: %s", why[k], k))
 	}
 	views := make([]claimView, len(records))
 	for i := range records {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -101,7 +102,7 @@ func Run(t *testing.T, newVerifier func(t *testing.T) adjudicate.Verifier) {
 			t.Fatal(err)
 		}
 		for i := range a {
-			if a[i] != b[i] {
+			if !reflect.DeepEqual(a[i], b[i]) {
 				t.Errorf("pair %d: %+v then %+v", i, a[i], b[i])
 			}
 		}
@@ -133,7 +134,7 @@ func Run(t *testing.T, newVerifier func(t *testing.T) adjudicate.Verifier) {
 				continue
 			}
 			for i := range got {
-				if got[i] != want[i] {
+				if !reflect.DeepEqual(got[i], want[i]) {
 					t.Errorf("batch size %d, pair %d: %+v, want %+v", bs, i, got[i], want[i])
 				}
 			}
@@ -158,7 +159,7 @@ func Run(t *testing.T, newVerifier func(t *testing.T) adjudicate.Verifier) {
 						return
 					}
 					for i := range got {
-						if got[i] != want[i] {
+						if !reflect.DeepEqual(got[i], want[i]) {
 							t.Errorf("concurrent call, pair %d: %+v, want %+v", i, got[i], want[i])
 						}
 					}

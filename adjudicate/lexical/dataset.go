@@ -71,6 +71,15 @@ type Prepared struct {
 	X         [][nf]float64
 	Y         []int
 	Inputs    map[string]string // role_sha256 → hash of each input file
+	// Claims and Pairs are the labelled claims and their retrieved
+	// passages, Best each claim's deciding passage (-1 when none), for a
+	// decision layer that reads more than the features (Decide).
+	Claims []claims.Claim
+	Pairs  []adjudicate.Pair
+	Best   []int
+	// Decide, when set, turns claim i's logits into its predicted label
+	// (Evaluate); nil is the argmax.
+	Decide func(i int, z [3]float64) int
 }
 
 // PrepareOptions say where indexes go and how many passages to retrieve.
@@ -121,9 +130,12 @@ func Prepare(ctx context.Context, s Set, retrieve Retrieve, opts PrepareOptions)
 			return nil, err
 		}
 		p.IDs[i] = labelled[i].ID
-		p.X[i], _ = Features(pair, ix)
+		var best int
+		p.X[i], best = Features(pair, ix)
+		p.Best = append(p.Best, best)
 		p.Y[i] = LabelIndex(labelled[i].Label)
 	}
+	p.Claims, p.Pairs = labelled, pairs
 	for _, in := range res.Manifest.Inputs {
 		p.Inputs[in.Role+"_sha256"] = in.SHA256
 	}

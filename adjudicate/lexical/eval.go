@@ -69,6 +69,9 @@ func Evaluate(w *Weights, s *Prepared) Row {
 		z := w.Logits(x)
 		y := s.Y[i]
 		pred := argmax3(z)
+		if s.Decide != nil {
+			pred = s.Decide(i, z)
+		}
 		r.Counts[y]++
 		conf[y][pred]++
 		id := strconv.Itoa(i) // folds need an id; a set read from disk has the claims'

@@ -59,8 +59,8 @@ func TestToyBackendThroughRun(t *testing.T) {
 	require.NotEmpty(t, recs)
 	for _, r := range recs {
 		if !r.Abstained {
-			require.NotNil(t, r.PredictedLabel)
-			assert.Equal(t, "unsupported", *r.PredictedLabel, "the toy backend's own option reached it")
+			require.NotNil(t, r.VerifierLabel)
+			assert.Equal(t, "unsupported", *r.VerifierLabel, "the toy backend's own option reached it")
 		}
 		assert.Equal(t, "toy", r.Verifier)
 	}

@@ -20,10 +20,10 @@ sample alone). Intervals are 95%; the inclusion probabilities of the queue's des
 every human label (docs/review.md states the estimators and their variances).
 
 Quantities: share_supported, share_unsupported, share_insufficient (of all claims);
-verifier_accuracy (among answered claims); tier1_fa (predicted supported among answered
-claims humans call unsupported or insufficient), tier2_fa (predicted supported or
-insufficient among answered claims humans call unsupported), and both as shares of all
-claims (tier1_fa_unconditional, tier2_fa_unconditional). A quantity the sample cannot
+verifier_accuracy (among answered claims); tier1_fa (answered supported, among the claims
+humans call unsupported or insufficient), tier2_fa (answered supported or insufficient,
+among the claims humans call unsupported), and both as shares of all claims
+(tier1_fa_unconditional, tier2_fa_unconditional). A quantity the sample cannot
 estimate (no human label in its denominator, a stratum without two labels) is null with
 the reason.
 

@@ -68,6 +68,7 @@ byte-identical files; claims are streamed, so a million of them need little memo
 	f.IntVar(&opts.Claims, "claims", 0, "claims to generate (required)")
 	f.IntVar(&opts.Docs, "docs", 0, "documents (default: half the claims, at least 50)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "random seed")
+	f.IntVar(&opts.RuleCases, "rule-cases", 0, "also this many claims for the labelling rules (conflicting sources with and without an authority, no evidence, a location the evidence lacks, stale evidence), ids r_…, after the others; 0: none")
 	f.StringVar(&mix, "mix", "", "label shares supported,unsupported,insufficient (default 0.4,0.3,0.3)")
 	return cmd
 }

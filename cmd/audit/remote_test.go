@@ -174,7 +174,7 @@ func TestTEIThroughRun(t *testing.T) {
 	srv := httptest.NewServer(tei)
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "tei")
-	code, _, stderr := runBackends(t, defaultBackends(), d.args(out, "--verifier", "tei", "--endpoint", srv.URL, "--max-batch", "16")...)
+	code, _, stderr := runBackends(t, defaultBackends(), d.args(out, "--verifier", "tei", "--endpoint", srv.URL, "--max-batch", "16", "--rules", "none")...)
 	require.Equal(t, exitOK, code, stderr)
 	recs, m := readRun(t, out)
 	require.Len(t, recs, 120)
@@ -226,7 +226,7 @@ func TestOpenAIThroughRunKeyNeverShown(t *testing.T) {
 	srv := httptest.NewServer(judge)
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "openai")
-	args := d.args(out, "--verifier", "openai", "--endpoint", srv.URL+"/v1", "--model", "judge-7b", "--api-key-env", "CLAIMAUDIT_TEST_JUDGE_KEY", "--resume", "--max-retries", "1")
+	args := d.args(out, "--verifier", "openai", "--endpoint", srv.URL+"/v1", "--model", "judge-7b", "--api-key-env", "CLAIMAUDIT_TEST_JUDGE_KEY", "--resume", "--max-retries", "1", "--rules", "none")
 	code, stdout, stderr := runBackends(t, defaultBackends(), args...)
 	require.Equal(t, exitOK, code, stderr)
 	recs, m := readRun(t, out)
@@ -251,7 +251,7 @@ func TestOpenAIThroughRunKeyNeverShown(t *testing.T) {
 	// claim fails (exit 3), and the key is still nowhere.
 	judge.APIKey = "sk-something-else"
 	out2 := filepath.Join(t.TempDir(), "refused")
-	args = d.args(out2, "--verifier", "openai", "--endpoint", srv.URL+"/v1", "--model", "judge-7b", "--api-key-env", "CLAIMAUDIT_TEST_JUDGE_KEY")
+	args = d.args(out2, "--verifier", "openai", "--endpoint", srv.URL+"/v1", "--model", "judge-7b", "--api-key-env", "CLAIMAUDIT_TEST_JUDGE_KEY", "--rules", "none")
 	code, stdout, stderr = runBackends(t, defaultBackends(), args...)
 	require.Equal(t, exitInternal, code, stderr)
 	recs, _ = readRun(t, out2)

@@ -52,6 +52,21 @@ the verifier alone from calling it unsupported, which becomes insufficient;
 abstentions stand). The record names the matched passage's value, unit and year, the
 reason, the verifier's own label and the rule that decided (decided_by).
 
+Labelling rules (--rules, default all; docs/rules.md), applied after calibration for
+every backend: a hedged claim (may, might, modality possibility…) is insufficient
+unless its passage states the possibility; a claim called supported by a passage
+lacking its entities, year, location, population or condition is insufficient; a
+number without its year, where the evidence's values differ by year, is
+insufficient; sources that disagree make a claim insufficient unless an authority
+(meta.authority, or --authority KEY=VALUE) decides; nothing retrieved is insufficient
+(--no-evidence abstain keeps the abstention); NaN/Inf logits are decided by the
+lexical verifier; evidence older than the claim's date by --max-evidence-age is
+flagged. --rule-effect flag records what the rules would do without applying it.
+Records say what decided (decided_by rule:NAME, fallback) and every rule that fired
+(flags); each rule's count and accuracy beside the verifier's are metrics. A verifier
+that calls more than half of 100+ answered claims unsupported branches only from
+confidence 0.9.
+
 Calibration: auto fits a temperature on the labelled claims and applies it when the
 raw 10-bin ECE exceeds --ece-threshold (the ECE after scaling is measured out of
 sample, by cross-fitting); off keeps T = 1; fixed uses --temperature.
@@ -78,6 +93,7 @@ type runCmd struct {
 
 	numericEffect string
 	tempFrom      string
+	rules         ruleFlags
 
 	shard  string
 	shards int
@@ -127,13 +143,14 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
 	f.StringVar(&o.NumericPolicy, "numeric-policy", numeric.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(numeric.Policies, ", "))
 	f.StringVar(&r.numericEffect, "numeric-effect", string(lint.EffectFlag), "what the numeric check does to the label: none, flag or override")
+	r.rules.add(f)
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&o.StrictGold, "strict-gold", false, "a gold label for a claim not in --claims is an error (default: ignored, and counted in a warning, so a sample of the claims runs with the full gold file)")
 	f.BoolVar(&r.asJSON, "json", false, "print summary.json on stdout instead of tables")
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	r.out.add(f, true)
 	f.StringVar(&r.shard, "shard", "", "audit only shard i of N (\"i/N\", 0 ≤ i < N): the claims whose id hashes to i; 'audit report' over all N shards' records reports the whole run")
-	f.IntVar(&r.shards, "shards", 0, "split the run N ways and audit the shard named by $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID minus $SLURM_ARRAY_TASK_MIN (Slurm job array)")
+	f.IntVar(&r.shards, "shards", 0, "split the run N ways and audit the shard named by $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID (Slurm job array 0 to N-1)")
 	// Each backend declares its own options; cmd/audit knows none of them.
 	r.backends, r.bErr = addBackendFlags(f, r.e.backends)
 	if r.bErr == nil {
@@ -198,6 +215,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		return usageErrorf("--numeric-effect: %v", err)
 	}
 	o.NumericEffect = effect
+	if o.Rules, err = r.rules.parse(); err != nil {
+		return usageErrorf("%v", err)
+	}
 	gates, err := reports.ParseGates(r.failOn)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -215,8 +235,10 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 
 // shardOf is the shard --shard i/N names, or --shards N with i from the
 // scheduler's environment: a Kubernetes Indexed Job's JOB_COMPLETION_INDEX,
-// or a Slurm job array's SLURM_ARRAY_TASK_ID (less SLURM_ARRAY_TASK_MIN,
-// so an array 1-4 is shards 0-3). The zero Shard is the whole run.
+// or a Slurm job array's SLURM_ARRAY_TASK_ID: the array's task ids are the
+// shard indices (--array=0-3 for 4 shards). Not less SLURM_ARRAY_TASK_MIN:
+// a task resubmitted alone (--array=3) has MIN 3 and is still shard 3.
+// The zero Shard is the whole run.
 func shardOf(spec string, n int, getenv func(string) string) (audit.Shard, error) {
 	switch {
 	case spec != "" && n != 0:
@@ -228,16 +250,10 @@ func shardOf(spec string, n int, getenv func(string) string) (audit.Shard, error
 	case n < 1:
 		return audit.Shard{}, fmt.Errorf("--shards %d: want N ≥ 1", n)
 	}
-	from, v := "JOB_COMPLETION_INDEX", getenv("JOB_COMPLETION_INDEX")
-	base := 0
+	from, v, hint := "JOB_COMPLETION_INDEX", getenv("JOB_COMPLETION_INDEX"), ""
 	if v == "" {
 		from, v = "SLURM_ARRAY_TASK_ID", getenv("SLURM_ARRAY_TASK_ID")
-		if m := getenv("SLURM_ARRAY_TASK_MIN"); v != "" && m != "" {
-			var err error
-			if base, err = strconv.Atoi(m); err != nil {
-				return audit.Shard{}, fmt.Errorf("--shards: SLURM_ARRAY_TASK_MIN=%q is not a number", m)
-			}
-		}
+		hint = fmt.Sprintf(" (the array's task ids are the shard indices: --array=0-%d)", n-1)
 	}
 	if v == "" {
 		return audit.Shard{}, fmt.Errorf("--shards %d: neither JOB_COMPLETION_INDEX nor SLURM_ARRAY_TASK_ID is set (outside a scheduler, use --shard i/%d)", n, n)
@@ -246,9 +262,9 @@ func shardOf(spec string, n int, getenv func(string) string) (audit.Shard, error
 	if err != nil {
 		return audit.Shard{}, fmt.Errorf("--shards: %s=%q is not a number", from, v)
 	}
-	sh := audit.Shard{Index: i - base, Count: n}
+	sh := audit.Shard{Index: i, Count: n}
 	if err := sh.Validate(); err != nil {
-		return audit.Shard{}, fmt.Errorf("--shards %d with %s=%s: %w", n, from, v, err)
+		return audit.Shard{}, fmt.Errorf("--shards %d with %s=%s: %w%s", n, from, v, err, hint)
 	}
 	return sh, nil
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/claimaudit/claimaudit/audit"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/rules"
 	"github.com/spf13/cobra"
 )
 
@@ -40,6 +42,7 @@ type trainCmd struct {
 	out         string
 	leaveOneOut bool
 	p           lexical.Pipeline
+	rules       string
 }
 
 func newTrainCmd(e *env) *cobra.Command {
@@ -67,6 +70,7 @@ func newTrainCmd(e *env) *cobra.Command {
 	f.BoolVar(&c.p.Train.Balance, "balance", true, "weight sets and, within each, labels equally")
 	f.BoolVar(&c.p.Train.Nested, "nested", true, "decide insufficient vs the rest from the coverage features alone, then supported vs unsupported (false: one three-way model)")
 	f.BoolVar(&c.leaveOneOut, "leave-one-out", false, "print the leave-one-set-out table instead of writing weights")
+	f.StringVar(&c.rules, "rules", "all", "--leave-one-out: the labelling rules applied to each held-out claim's label, as audit run applies them (all, none or a list; docs/rules.md)")
 	return cmd
 }
 
@@ -122,6 +126,15 @@ func (c *trainCmd) run(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	if c.leaveOneOut {
+		enabled, err := rules.Parse(c.rules)
+		if err != nil {
+			return usageErrorf("--rules: %v", err)
+		}
+		if len(enabled) > 0 {
+			for _, s := range prepared {
+				s.Decide = heldOutDecider(s, audit.RuleOptions{Options: rules.Options{Enabled: enabled, Effect: rules.EffectOverride}})
+			}
+		}
 		rows, err := lexical.LeaveOneOut(prepared, c.p.Train)
 		if err != nil {
 			return err
@@ -159,4 +172,17 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// heldOutDecider is audit run's decision for a held-out claim: the rules
+// after the argmax (audit.RuleDecider). A claim the rules leave undecided
+// (none: nothing retrieved is insufficient by default) keeps its argmax.
+func heldOutDecider(s *lexical.Prepared, o audit.RuleOptions) func(i int, z [3]float64) int {
+	decide := audit.RuleDecider(o)
+	return func(i int, z [3]float64) int {
+		if k := decide(s.Claims[i], s.Pairs[i], s.Best[i], z); k >= 0 {
+			return k
+		}
+		return int(metrics.Argmax(metrics.Softmax(z, 1)))
+	}
 }
