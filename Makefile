@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: model model-env model-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 

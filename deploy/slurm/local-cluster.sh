@@ -164,11 +164,11 @@ start() {
   export SLURM_CONF=$STATE/etc/slurm.conf
   munged --socket="$STATE/munge/munge.socket.2" --key-file="$STATE/munge/key/munge.key" \
     --log-file="$STATE/munge/munged.log" --pid-file="$STATE/munge/munged.pid" \
-    --seed-file="$STATE/munge/munged.seed" || { tails; cannot "munged did not start"; }
+    --seed-file="$STATE/munge/munged.seed" 9>&- || { tails; cannot "munged did not start"; }
   wait_for munged 20 test -S "$STATE/munge/munge.socket.2"
-  slurmctld -c -f "$SLURM_CONF" || { tails; stop; cannot "slurmctld did not start"; }
+  slurmctld -c -f "$SLURM_CONF" 9>&- || { tails; stop; cannot "slurmctld did not start"; }
   wait_for slurmctld 60 timeout 10 scontrol ping
-  slurmd -f "$SLURM_CONF" || { tails; stop; cannot "slurmd did not start"; }
+  slurmd -f "$SLURM_CONF" 9>&- || { tails; stop; cannot "slurmd did not start"; }
   wait_for "the node (idle in sinfo)" 90 node_idle
   echo "local-cluster: slurmctld and slurmd up ($(hostname -s), $NODE_CPUS CPUs; state in $STATE)"
 }
@@ -186,9 +186,11 @@ run() {
       cannot "could not set up the loopback of the network namespace"
   fi
   mkdir -p "$STATE"
-  # One cluster per state folder at a time (the pid files are its own).
+  # One cluster per state folder at a time (the pid files are its own). The
+  # daemons and CMD do not inherit the lock (9>&-): daemons a killed run
+  # left behind must not hold it, the next run stops them.
   exec 9>"$STATE/lock"
-  flock -w 900 9 || cannot "another run holds $STATE/lock"
+  flock -w 300 9 || cannot "another run holds $STATE/lock"
   trap stop EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
@@ -197,7 +199,7 @@ run() {
   # CMD in the background: bash runs a trap only once the foreground command
   # ends, and wait returns at a signal, so INT/TERM stop CMD, then the cluster.
   local rc=0 child
-  "$@" <&0 &
+  "$@" <&0 9>&- &
   child=$!
   trap 'kill -TERM $child 2>/dev/null; exit 130' INT
   trap 'kill -TERM $child 2>/dev/null; exit 143' TERM
