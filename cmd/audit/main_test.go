@@ -53,7 +53,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("SMALL", small)
 			return nil
 		},
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports, "goldAnswers": goldAnswers},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports, "sameRecords": sameRecords, "goldAnswers": goldAnswers},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 	})
 }
@@ -208,6 +208,8 @@ func TestExitCodes(t *testing.T) {
 		{"numcheck verified", []string{"numcheck", "--policy", "abbr", "--claim", "1500", "--token", "1.5K"}, exitOK},
 		{"numcheck not verified", []string{"numcheck", "--policy", "exact", "--claim", "5.7", "--token", "5.8"}, exitGate},
 		{"numcheck unparseable is not verified", []string{"numcheck", "--policy", "exact", "--claim", "5.7", "--token", "?"}, exitGate},
+		{"numcheck claim that is not a number", []string{"numcheck", "--policy", "exact", "--claim", "abc", "--token", "5"}, exitInput},
+		{"numcheck token that is two numbers", []string{"numcheck", "--policy", "exact", "--claim", "5.7", "--token", "5.7 or 9"}, exitGate},
 		{"numcheck unknown policy", []string{"numcheck", "--policy", "fuzzy", "--claim", "1", "--token", "1"}, exitInput},
 		{"valid claims and gold", []string{"validate", "--claims", "../../extract/testdata/extract/claims.golden.jsonl"}, exitOK},
 		{"invalid claims", []string{"validate", "--claims", "../../claims/testdata/defects/claims.jsonl"}, exitInput},
