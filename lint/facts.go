@@ -67,11 +67,7 @@ func ReadFacts(ctx context.Context, r io.Reader, file string) ([]Fact, error) {
 			rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrWrongType, "expected number or string, got %s", jsonl.KindOf(raw)))
 		}
 		if hasUnit && unit != "" {
-			if tu, ok := numeric.TimeUnit(unit); ok {
-				unit = tu
-			} else if unit == "percent" {
-				unit = "%"
-			}
+			unit, _ = numeric.CanonicalUnit(unit)
 			if f.Unit != "" && f.Unit != unit {
 				rec.Fail("unit", rec.Col("unit"), fmt.Errorf("unit %q disagrees with the value's %q", unit, f.Unit))
 			}

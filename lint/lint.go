@@ -66,7 +66,14 @@ func NumericClaims(text string, includeHedged, includeContextual bool) []Numeric
 		}
 		contextual := reLintContextual.MatchString(line)
 		seen := map[string]bool{}
-		for _, m := range numeric.FindNumbers(line) {
+		prose := maskMarkup(line)
+		for _, m := range numeric.FindNumbers(prose) {
+			// A bare number ("Line 2") matches none of the seed's patterns: not
+			// a claim. One that runs into markup ("25 <b>rules</b>") is left
+			// alone, so that softening never rewrites markup.
+			if m.Pattern == "number" || prose[m.Start:m.End] != line[m.Start:m.End] {
+				continue
+			}
 			hedged := hedgeComparators[m.Cmp] || strings.EqualFold(m.Qualifier, "up to") || strings.EqualFold(m.Qualifier, "as many as")
 			if (hedged && !includeHedged) || (contextual && !includeContextual) {
 				continue
@@ -76,10 +83,37 @@ func NumericClaims(text string, includeHedged, includeContextual bool) []Numeric
 				continue // rule 6: file:line:value once
 			}
 			seen[key] = true
-			out = append(out, NumericClaim{Mention: m, Line: i + 1, LineText: line, Source: source, Hedged: hedged, Context: contextual})
+			out = append(out, NumericClaim{Mention: m, Line: i + 1, LineText: prose, Source: source, Hedged: hedged, Context: contextual})
 		}
 	}
 	return out
+}
+
+var (
+	reHTMLTag      = regexp.MustCompile(`<[^<>]*>`)
+	reMarkdownLink = regexp.MustCompile(`\]\([^()\s]*\)`)
+	reCodeSpan     = regexp.MustCompile("`[^`]*`")
+)
+
+// maskMarkup blanks what is markup rather than prose — HTML tags with their
+// attributes (class="mb-2 text-6xl"), Markdown link targets and code spans
+// — byte for byte, so that no number in it is read as a claim and the
+// offsets of what remains still index the line (the softener rewrites by
+// them and never touches the markup).
+func maskMarkup(line string) string {
+	if !strings.ContainsAny(line, "<`](") {
+		return line
+	}
+	b := []byte(line)
+	for _, re := range []*regexp.Regexp{reHTMLTag, reMarkdownLink, reCodeSpan} {
+		for _, loc := range re.FindAllIndex(b, -1) {
+			for i := loc[0]; i < loc[1]; i++ {
+				b[i] = ' ' // every byte, so the text stays valid UTF-8
+
+			}
+		}
+	}
+	return string(b)
 }
 
 // VerifyClaim applies seed 001's verdict rules in order: a claim that names
@@ -91,6 +125,7 @@ func VerifyClaim(c NumericClaim, facts []Fact, opts MatchOptions) NumericCheck {
 		return NumericCheck{Status: NumericOutdated, Policy: policyName(opts), Claim: c.Text, Comparator: c.Cmp, Negated: c.Negated,
 			Reason: fmt.Sprintf("the claim names its own source (%s): verified against it, but it may be out of date", c.Source)}
 	}
+	opts.SentenceEntity = true
 	return VerifyMention(c.LineText, c.Mention, facts, opts)
 }
 

@@ -100,7 +100,7 @@ func TestClaimTypeOrder(t *testing.T) {
 		{"5 minutes", "minutes", numeric.PatternTime, TypeTime},
 		{"5 minutes", "min", numeric.PatternTime, TypeTime},
 		{"48 passengers", "passengers", numeric.PatternCount, TypeCount},
-		{"$29", "dollars", numeric.PatternMoney, TypeOther},
+		{"$29", "dollars", numeric.PatternMoney, TypeMoney},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, ClaimType(tt.text, tt.unit, tt.pattern), tt.text)
@@ -152,7 +152,7 @@ func TestSoftenGuards(t *testing.T) {
 		{ID: "f1", Description: "detection accuracy", Value: 94, Unit: "%"},
 		{ID: "f2", Description: "the tool ships lint rules", Value: 40, Unit: "rules"},
 	}
-	text := "Detection accuracy is 94%.\nMost teams see 99% fewer incidents.\nDetection accuracy is 70%.\nWe have 12 rules."
+	text := "Detection accuracy is 94%.\nMost teams ship 99 plugins.\nDetection accuracy is 70%.\nWe have 12 rules."
 	fs := Lint(text, facts, LintOptions{})
 	require.Len(t, fs, 4)
 	require.Equal(t, NumericVerified, fs[0].Check.Status)
@@ -163,9 +163,9 @@ func TestSoftenGuards(t *testing.T) {
 	require.Less(t, fs[3].Check.Score, 0.5, "a weak mismatch")
 
 	out, ss := Soften(text, fs, SoftenOptions{Style: Moderate})
-	assert.Equal(t, "Detection accuracy is 94%.\nMost teams see around 99% fewer incidents.\nDetection accuracy is 70%.\nWe have 12 rules.", out)
+	assert.Equal(t, "Detection accuracy is 94%.\nMost teams ship 99+ plugins.\nDetection accuracy is 70%.\nWe have 12 rules.", out)
 	assert.Equal(t, "verified claims are never softened", ss[0].Skipped)
-	assert.Equal(t, "around 99%", ss[1].Replacement)
+	assert.Equal(t, "99+ plugins", ss[1].Replacement)
 	assert.Contains(t, ss[2].Skipped, "confidence")
 	assert.Contains(t, ss[3].Skipped, "not soft-eligible")
 
@@ -174,7 +174,7 @@ func TestSoftenGuards(t *testing.T) {
 	assert.Contains(t, ss[2].Skipped, "confidence", "the threshold still holds")
 	out, _ = Soften(text, fs, SoftenOptions{Style: Moderate, ConfidenceThreshold: 0.01, SoftenMismatches: true})
 	assert.Contains(t, out, "We have 12 rules.", "a mismatch at or above a low threshold is left")
-	assert.Contains(t, out, "around 99%", "an unverifiable claim has confidence 0")
+	assert.Contains(t, out, "99+ plugins", "an unverifiable claim has confidence 0")
 }
 
 func TestReadFacts(t *testing.T) {

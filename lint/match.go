@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/numeric"
@@ -61,6 +62,14 @@ type MatchOptions struct {
 	// claim's number as the token.
 	Policy string
 	Params numeric.PolicyParams
+	// SentenceEntity reads the claim's entity from its own sentence only,
+	// and applies the entity guard only to a fact that names an entity
+	// (one that names none needs a content word in common with the claim's
+	// sentence). Lint sets it: seed 001's facts are descriptions ("Number
+	// of built-in rules") and a line may hold several sentences. Left
+	// unset (audit run), the claim is one sentence and every passage fact
+	// must name the claim's entity.
+	SentenceEntity bool
 }
 
 func (o *MatchOptions) defaults() {
@@ -258,6 +267,14 @@ func VerifyMention(context string, m numeric.Mention, facts []Fact, opts MatchOp
 	check := NumericCheck{Policy: policyName(opts), Claim: m.Text, Comparator: q.Cmp, Negated: q.Negated}
 	claimYears := numeric.YearsIn(context)
 	entity := entityWords(context, m)
+	if opts.SentenceEntity {
+		own, om := sentenceOf(context, m)
+		entity = entityWords(own, om)
+		entity.factNamesOnly = true
+		for _, w := range extract.ContentWords(own) {
+			entity.content = append(entity.content, stem(w))
+		}
+	}
 	words := wordSet(context)
 	var best, nearest *Fact
 	bestScore, nearestScore, why := 0.0, 0.0, ""
@@ -357,6 +374,12 @@ func joinInts(v []int) string {
 type entity struct {
 	names bool
 	words []string
+	// content are the stemmed content words of the claim's sentence, its
+	// unit included: what a fact that names no entity must share with it.
+	content []string
+	// factNamesOnly: the guard applies only to a fact that names an
+	// entity (MatchOptions.SentenceEntity).
+	factNamesOnly bool
 }
 
 // entityWords takes the claim's words outside the number, its unit, its
@@ -400,12 +423,35 @@ func entityWords(context string, m numeric.Mention) entity {
 	return entity{words: others}
 }
 
-// entityDisagrees: a claim with proper names needs more than half of them in
-// the fact's context; one without needs at least one of its content words.
-func entityDisagrees(e entity, f Fact) string {
-	if len(e.words) == 0 {
-		return ""
+// sentenceOf returns the sentence of context that holds the mention, with
+// the mention's offsets moved into it: a claim is about what its own
+// sentence names, not what a sentence before it on the same line named.
+func sentenceOf(context string, m numeric.Mention) (string, numeric.Mention) {
+	if m.Start < 0 || m.Start > len(context) {
+		return context, m
 	}
+	runes := []rune(context)
+	at := utf8.RuneCountInString(context[:m.Start])
+	for _, sp := range sentence.Split(runes) {
+		if at < sp[0] || at >= sp[1] {
+			continue
+		}
+		from := len(string(runes[:sp[0]]))
+		s := string(runes[sp[0]:sp[1]])
+		m.Start, m.End = m.Start-from, min(m.End-from, len(s))
+		return s, m
+	}
+	return context, m
+}
+
+// entityDisagrees: without factNamesOnly, and when the fact names an entity (a proper name in its
+// context: "Northwind Rail"), a claim with proper names needs more than half
+// of them in the fact's context, and one without needs at least one of its
+// content words. A fact that names none ("Number of built-in rules") cannot
+// disagree on an entity: it only needs one content word in common with the
+// claim's sentence ("ISL includes 25 built-in rules"), so that a unit alone
+// ("%") does not tie a claim to a fact about something else.
+func entityDisagrees(e entity, f Fact) string {
 	ctx := f.Context
 	if ctx == "" {
 		ctx = f.Description
@@ -413,6 +459,17 @@ func entityDisagrees(e entity, f Fact) string {
 	have := map[string]bool{}
 	for _, w := range wordsOf(ctx) {
 		have[stem(w)] = true
+	}
+	if e.factNamesOnly && !entityWords(ctx, numeric.Mention{}).names {
+		for _, w := range e.content {
+			if have[w] {
+				return ""
+			}
+		}
+		return "the fact shares no word with the claim's sentence"
+	}
+	if len(e.words) == 0 {
+		return ""
 	}
 	hit := 0
 	for _, w := range e.words {

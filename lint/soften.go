@@ -39,6 +39,7 @@ const (
 	TypePercentage = "percentage"
 	TypeCount      = "count"
 	TypeTime       = "time"
+	TypeMoney      = "money"
 	TypeOther      = "other"
 )
 
@@ -71,6 +72,8 @@ func ClaimType(text, unit, pattern string) string {
 		return TypeTime
 	case pattern == numeric.PatternCount:
 		return TypeCount
+	case pattern == numeric.PatternMoney:
+		return TypeMoney
 	}
 	return TypeOther
 }

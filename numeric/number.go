@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Kind is the shape of a numeric expression, which decides how it compares.
@@ -43,6 +44,9 @@ type Quantity struct {
 	Cmp       Comparator
 	Negated   bool // "not more than": Cmp does not hold
 	Date      time.Time
+	// scaleWord is "m" when the scale was a lone spaced "m" ("5000 m"),
+	// which a comparison with a length reads as metres.
+	scaleWord string
 }
 
 // ErrNotNumeric is returned for text that holds no numeric expression.
@@ -63,14 +67,6 @@ var scaleWords = map[string]float64{
 	"billion": 1e9, "t": 1e12, "tn": 1e12, "trillion": 1e12,
 }
 
-var timeUnits = map[string]string{
-	"ms": "ms", "millisecond": "ms", "milliseconds": "ms", "s": "s", "sec": "s", "secs": "s",
-	"second": "s", "seconds": "s", "min": "min", "mins": "min", "minute": "min", "minutes": "min",
-	"h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
-}
-
-var unitSeconds = map[string]float64{"ms": 0.001, "s": 1, "min": 60, "h": 3600}
-
 var smallNumbers = map[string]float64{
 	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1,
@@ -83,7 +79,7 @@ var fractionWords = map[string]float64{
 
 var (
 	reDate   = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})$`)
-	reNumber = regexp.MustCompile(`^([+-]?)(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d+))?`)
+	reNumber = regexp.MustCompile(`^([+-]?)(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d+))?([eE][+-]?\d+)?`)
 	reRange  = regexp.MustCompile(`^(.+?)\s*(?:-|–|—|\bto\b)\s*(.+)$`)
 	reFrac   = regexp.MustCompile(`^(\d+)\s*/\s*(\d+)$`)
 )
@@ -108,13 +104,11 @@ func ParseQuantity(text string) (Quantity, error) {
 	if s == "" {
 		return q, fmt.Errorf("%q: %w", text, ErrNotNumeric)
 	}
-	if m := reDate.FindStringSubmatch(s); m != nil {
-		t, err := time.Parse("2006-01-02", s)
+	if d, ok, err := parseDate(s); ok || err != nil {
 		if err != nil {
 			return q, fmt.Errorf("%q: %w: %v", text, ErrNotNumeric, err)
 		}
-		q.Kind, q.Date, q.Value, q.Payload = KindDate, t, float64(t.Year()), float64(t.Year())
-		q.Unit = "year"
+		q.Kind, q.Date, q.Value, q.Payload, q.Unit = KindDate, d, float64(d.Year()), float64(d.Year()), "year"
 		return q, nil
 	}
 	if r, ok := parseRatio(s); ok {
@@ -175,16 +169,66 @@ func stripQualifier(s string) (rest, qualifier string, negated bool) {
 	return s, "", false
 }
 
+// parseDate reads an ISO date ("2021-07-01"), an ISO month ("2021-07") or
+// a month and year ("July 2021", "Jul. 2021") as the first day it names.
+// ok is false when s has none of these shapes.
+func parseDate(s string) (d time.Time, ok bool, err error) {
+	if reDate.MatchString(s) {
+		d, err = time.Parse("2006-01-02", s)
+		return d, true, err
+	}
+	if reISOMonth.MatchString(s) {
+		d, err = time.Parse("2006-01", s)
+		return d, true, err
+	}
+	m := reMonthYear.FindStringSubmatch(s)
+	if m == nil {
+		return d, false, nil
+	}
+	month, known := monthNumber[strings.ToLower(m[1])]
+	if !known {
+		return d, false, nil
+	}
+	y, _ := strconv.Atoi(m[2])
+	return time.Date(y, month, 1, 0, 0, 0, 0, time.UTC), true, nil
+}
+
+var (
+	reISOMonth  = regexp.MustCompile(`^\d{4}-(?:0[1-9]|1[0-2])$`)
+	reMonthYear = regexp.MustCompile(`^([A-Za-z]+)\.?,?\s+(\d{4})$`)
+	monthNumber = func() map[string]time.Month {
+		m := map[string]time.Month{"sept": time.September}
+		for mo := time.January; mo <= time.December; mo++ {
+			name := strings.ToLower(mo.String())
+			m[name], m[name[:3]] = mo, mo
+		}
+		return m
+	}()
+	// "1:4", "3 : 4"; "1 in 4", "one in four"; "2 out of 3".
+	reColonRatio  = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)$`)
+	reRatioDigits = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
+	reWordRatio   = regexp.MustCompile(`(?i)^(\S+)\s+(?:in|out\s+of)\s+(\S+)$`)
+)
+
+// parseRatio reads a ratio: "1/3", "1:4", "1 in 4", "2 out of 3", "one
+// third", "a quarter", "three quarters", "half".
 func parseRatio(s string) (float64, bool) {
-	if m := reFrac.FindStringSubmatch(s); m != nil {
-		n, _ := strconv.ParseFloat(m[1], 64)
-		d, _ := strconv.ParseFloat(m[2], 64)
-		if d == 0 {
+	for _, re := range []*regexp.Regexp{reFrac, reColonRatio, reWordRatio} {
+		m := re.FindStringSubmatch(s)
+		if m == nil {
+			continue
+		}
+		n, okN := ratioTerm(m[1])
+		d, okD := ratioTerm(m[2])
+		if !okN || !okD || d == 0 {
 			return 0, false
 		}
 		return n / d, true
 	}
 	f := strings.Fields(strings.ToLower(strings.ReplaceAll(s, "-", " ")))
+	if len(f) == 1 && f[0] == "half" {
+		return 0.5, true
+	}
 	if len(f) == 2 {
 		n, okN := smallNumbers[f[0]]
 		d, okD := fractionWords[f[1]]
@@ -195,10 +239,48 @@ func parseRatio(s string) (float64, bool) {
 	return 0, false
 }
 
-// parseSingle parses one value with optional currency, scale and unit.
+// ratioTerm reads one side of a ratio: digits or a small number word.
+func ratioTerm(s string) (float64, bool) {
+	if reRatioDigits.MatchString(s) {
+		v, err := strconv.ParseFloat(s, 64)
+		return v, err == nil
+	}
+	w := strings.ToLower(s)
+	v, ok := smallNumbers[w]
+	return v, ok && w != "a" && w != "an"
+}
+
+// parseSingle parses one value with optional currency, scale and unit. It
+// fails closed: after the number only a scale, a unit of the table glued
+// or spaced ("100ms", "5 km"), or up to three words naming what is counted
+// ("48 million passengers") may follow; another number, a connective
+// ("5.7 or 9", "2024 and 2025", "five point seven") or letters glued to
+// the digits that are no unit ("5.7abc") make it not one quantity.
 func parseSingle(s string) (Quantity, error) {
 	q := Quantity{Text: s, Kind: KindNumber, Scale: 1}
 	s = strings.TrimSpace(s)
+	s = currencyPrefix(&q, s)
+	rest, err := leadingNumber(&q, s)
+	if err != nil {
+		return q, err
+	}
+	q.Value = q.Payload
+	glued := rest != "" && !unicode.IsSpace([]rune(rest)[0])
+	rest = strings.TrimSpace(rest)
+	rest, glued = scaleSuffix(&q, rest, glued)
+	rest = kindSuffix(&q, rest)
+	if err := unitWords(&q, rest, glued); err != nil {
+		return q, err
+	}
+	if q.Kind == KindNumber && q.Unit == "" && q.Scale == 1 && q.Decimals == 0 && q.Payload >= 1000 && q.Payload <= 2999 &&
+		!strings.ContainsAny(s, ",eE") {
+		q.Kind, q.Unit = KindYear, "year"
+	}
+	return q, nil
+}
+
+// currencyPrefix reads "$", "€", "£" or "USD " before the number.
+func currencyPrefix(q *Quantity, s string) string {
 	switch {
 	case strings.HasPrefix(s, "$"):
 		q.Kind, q.Unit, s = KindMoney, "dollars", s[1:]
@@ -209,82 +291,173 @@ func parseSingle(s string) (Quantity, error) {
 	case strings.HasPrefix(strings.ToUpper(s), "USD "):
 		q.Kind, q.Unit, s = KindMoney, "dollars", s[4:]
 	}
+	return s
+}
+
+// leadingNumber reads the digits ("5,700", "-3.5", "4.5e9") or a number
+// word ("two") s opens with into q.Payload and q.Decimals, and returns what
+// follows, untrimmed.
+func leadingNumber(q *Quantity, s string) (string, error) {
 	m := reNumber.FindStringSubmatch(s)
-	var rest string
 	if m == nil || (m[2] == "" && m[3] == "") {
 		// Number words: "two million", "twelve".
 		f := strings.Fields(s)
 		if len(f) == 0 {
-			return q, ErrNotNumeric
+			return "", ErrNotNumeric
 		}
-		n, ok := smallNumbers[strings.ToLower(f[0])]
-		if !ok || strings.ToLower(f[0]) == "a" || strings.ToLower(f[0]) == "an" {
-			return q, ErrNotNumeric
+		w := strings.ToLower(f[0])
+		n, ok := smallNumbers[w]
+		if !ok || w == "a" || w == "an" {
+			return "", ErrNotNumeric
 		}
 		q.Payload = n
-		rest = strings.TrimSpace(strings.TrimPrefix(s, f[0]))
-	} else {
-		digits := strings.ReplaceAll(m[2], ",", "") + "." + m[3]
-		if m[2] == "" {
-			digits = "0." + m[3]
-		}
-		v, err := strconv.ParseFloat(strings.TrimSuffix(digits, "."), 64)
-		if err != nil || math.IsInf(v, 0) {
-			return q, ErrNotNumeric
-		}
-		if m[1] == "-" {
-			v = -v
-		}
-		q.Payload, q.Decimals = v, len(m[3])
-		rest = strings.TrimSpace(s[len(m[0]):])
+		return strings.TrimPrefix(s, f[0]), nil
 	}
-	q.Value = q.Payload
+	digits := strings.ReplaceAll(m[2], ",", "") + "." + m[3]
+	if m[2] == "" {
+		digits = "0." + m[3]
+	}
+	digits = strings.TrimSuffix(digits, ".") + m[4]
+	v, err := strconv.ParseFloat(digits, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return "", ErrNotNumeric
+	}
+	if m[1] == "-" {
+		v = -v
+	}
+	q.Payload, q.Decimals = v, len(m[3])
+	if m[4] != "" {
+		// 4.5e9: the exponent moves the decimal point.
+		exp, _ := strconv.Atoi(m[4][1:])
+		q.Decimals = max(0, q.Decimals-exp)
+	}
+	return s[len(m[0]):], nil
+}
+
+// scaleSuffix reads a scale: "1.5K", "2M", "3.2B", "1.5 thousand", "2
+// million". Single letters K, M, B and T are always scales, as in seed 000
+// ("1.5K", "2M"): in claims "M" means million far more often than metres
+// (a comparison with a length reads a spaced "m" as metres: resolveMetres).
+func scaleSuffix(q *Quantity, rest string, glued bool) (string, bool) {
+	word, _ := firstWord(strings.ToLower(rest))
+	sc, ok := scaleWords[word]
+	if word == "" || !ok {
+		return rest, glued
+	}
+	q.Scale, q.Value = sc, q.Payload*sc
+	if word == "m" && !glued {
+		q.scaleWord = "m"
+	}
+	after := rest[len(word):]
+	return strings.TrimSpace(after), after != "" && !unicode.IsSpace([]rune(after)[0])
+}
+
+// kindSuffix reads "%", "percent", "x", "×", "times" into the kind and
+// unit, and returns what follows.
+func kindSuffix(q *Quantity, rest string) string {
 	lower := strings.ToLower(rest)
-	// Scale: "1.5K", "2M", "3.2B", "1.5 thousand", "2 million".
-	if word, _ := firstWord(lower); word != "" {
-		// Single letters K, M, B and T are always scales, as in seed 000
-		// ("1.5K", "2M"): in claims "M" means million far more often than metres.
-		if sc, ok := scaleWords[word]; ok {
-			q.Scale = sc
-			q.Value = q.Payload * sc
-			rest = strings.TrimSpace(rest[len(word):])
-			lower = strings.ToLower(rest)
-		}
-	}
 	switch {
 	case strings.HasPrefix(lower, "%"):
 		q.Kind, q.Unit, rest = KindPercent, "%", rest[1:]
+	case strings.HasPrefix(lower, "percentage point"):
+		return rest // a unit of its own: unitWords
 	case strings.HasPrefix(lower, "percent"), strings.HasPrefix(lower, "per cent"):
 		q.Kind, q.Unit = KindPercent, "%"
 		rest = strings.TrimPrefix(strings.TrimPrefix(lower, "percent"), "per cent")
-	case (lower == "x" || lower == "×" || strings.HasPrefix(lower, "x ") || strings.HasPrefix(lower, "× ")) && q.Kind == KindNumber:
+	case q.Kind == KindNumber && (lower == "x" || lower == "×" || strings.HasPrefix(lower, "x ") || strings.HasPrefix(lower, "× ")):
 		q.Kind, q.Unit = KindMultiplier, "x"
-		rest = ""
-	case strings.HasPrefix(lower, "times") && q.Kind == KindNumber:
-		q.Kind, q.Unit, rest = KindMultiplier, "x", ""
+		_, size := utf8.DecodeRuneInString(rest)
+		rest = rest[size:]
+	case q.Kind == KindNumber && (lower == "times" || strings.HasPrefix(lower, "times ")):
+		q.Kind, q.Unit, rest = KindMultiplier, "x", rest[len("times"):]
 	}
-	rest = strings.TrimSpace(rest)
-	if rest != "" && !isLetterStart(rest) && !(q.Kind == KindMoney && strings.HasPrefix(rest, "/")) {
-		return q, fmt.Errorf("%w: unexpected %q after the number", ErrNotNumeric, rest)
+	return strings.TrimSpace(rest)
+}
+
+// unitWords reads what follows the number and its scale, kind and
+// currency: nothing, a unit of the table ("km", "percentage points"), or up
+// to three words naming what is counted ("48 million passengers"). Money
+// may be a rate ("$29/user", "$29 per seat"); a multiplier may carry one
+// word ("3x faster"); a percentage nothing. Anything else is not one
+// quantity.
+func unitWords(q *Quantity, rest string, glued bool) error {
+	if rest == "" {
+		return nil
 	}
-	if q.Unit == "" && rest != "" {
-		word, tail := firstWord(strings.ToLower(rest))
-		// A unit is a whole word: followed by the end, a space or
-		// punctuation that ends a phrase. "x" alone is the multiplier sign.
-		if (tail != "" && !strings.ContainsRune(" \t.,;:/)-", rune(tail[0]))) || word == "x" {
-			return q, fmt.Errorf("%w: unexpected %q after the number", ErrNotNumeric, rest)
+	bad := fmt.Errorf("%w: unexpected %q after the number", ErrNotNumeric, rest)
+	lower := strings.ToLower(rest)
+	d, inTable := unitTable[lower]
+	switch q.Kind {
+	case KindMoney:
+		if r, ok := strings.CutPrefix(lower, "/"); ok && isUnitWord(r) {
+			return nil
 		}
-		if tu, ok := timeUnits[word]; ok {
-			q.Unit = tu
-		} else if word != "" {
-			q.Unit = word
+		if r, ok := strings.CutPrefix(lower, "per "); ok && isUnitWord(r) {
+			return nil
+		}
+		if inTable && d.symbol == q.Unit {
+			return nil // "$29 USD"
+		}
+		return bad
+	case KindMultiplier:
+		if isUnitWord(rest) && !strings.ContainsAny(rest, " \t") {
+			return nil // "3x faster"
+		}
+		return bad
+	case KindPercent:
+		return bad
+	}
+	if inTable {
+		q.Unit = d.symbol
+		if strings.HasPrefix(d.dimension, DimCurrency) {
+			q.Kind = KindMoney
+		}
+		return nil
+	}
+	words := strings.Fields(rest)
+	if glued || len(words) > 3 {
+		return bad // "5.7abc": letters on the digits that are no unit
+	}
+	for _, w := range words {
+		if !isUnitWord(w) {
+			return bad
 		}
 	}
-	// Money keeps unit "dollars" whatever follows ("$29/user"), as seed 001 says.
-	if q.Kind == KindNumber && q.Unit == "" && q.Scale == 1 && q.Decimals == 0 && q.Payload >= 1000 && q.Payload <= 2999 && !strings.Contains(s, ",") {
-		q.Kind, q.Unit = KindYear, "year"
+	word, _ := firstWord(lower)
+	q.Unit = word
+	if d, ok := unitTable[word]; ok {
+		q.Unit = d.symbol
 	}
-	return q, nil
+	return nil
+}
+
+// notUnitWords are words that, after a number, join it to something else
+// rather than name what it counts: "5.7 or 9", "five point seven", "1 in 4".
+var notUnitWords = map[string]bool{
+	"and": true, "or": true, "nor": true, "but": true, "to": true, "in": true, "of": true, "out": true,
+	"per": true, "than": true, "vs": true, "versus": true, "point": true, "plus": true, "minus": true,
+	"times": true, "by": true, "from": true, "x": true,
+}
+
+// isUnitWord reports a word that can name what a number counts: letters
+// (with inner hyphens or apostrophes, or "a/b"), and no number word or
+// connective.
+func isUnitWord(w string) bool {
+	w = strings.ToLower(strings.TrimRight(w, ".,;:)"))
+	if w == "" || notUnitWords[w] || scaleWords[w] != 0 || fractionWords[w] != 0 {
+		return false
+	}
+	if _, small := smallNumbers[w]; small {
+		return false
+	}
+	for i, r := range w {
+		letter := unicode.IsLetter(r)
+		inner := i > 0 && (r == '-' || r == '\'' || r == '’' || r == '/')
+		if !letter && !inner {
+			return false
+		}
+	}
+	return true
 }
 
 func isLetterStart(s string) bool {
@@ -307,7 +480,7 @@ func firstWord(s string) (word, tail string) {
 // shortest decimal form, with the unit symbol for percent, money and
 // multipliers.
 func FormatQuantity(q Quantity) string {
-	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	num := shortest
 	switch q.Kind {
 	case KindPercent:
 		return num(q.Value) + "%"
@@ -354,4 +527,15 @@ func IsNumberWord(w string) bool {
 func TimeUnit(word string) (string, bool) {
 	u, ok := timeUnits[word]
 	return u, ok
+}
+
+// shortest writes v in the fewest digits that read back as v once v is
+// rounded to 15 significant digits, so that arithmetic noise does not show
+// (0.285, not 0.28500000000000003; 0.3, not 0.30000000000000004).
+func shortest(v float64) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 15, 64), 64)
+	if err != nil || math.IsInf(r, 0) {
+		r = v
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
 }

@@ -240,21 +240,49 @@ func countMention(m string) (Quantity, bool) {
 	if len(words) == 0 || months[strings.ToLower(words[0])] {
 		return q, false
 	}
-	unit, n := strings.ToLower(words[0]), 1
+	unit, n, plural := strings.ToLower(words[0]), 1, false
 	for i, w := range words {
 		lw := strings.ToLower(w)
 		if strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") && len(lw) > 2 {
-			unit, n = lw, i+1
+			unit, n, plural = lw, i+1, true
 			break
 		}
+	}
+	if !plural && len(words) >= maxCountWords && !endsPhrase(words[1]) {
+		// "25 brand new shiny rules": no noun within the two intervening
+		// words seed 001 allows, and the first word does not end a noun
+		// phrase ("5,700 staff at year end" does): no unit to count.
+		return q, false
 	}
 	if sentence.IsStopword(unit) || unit == "of" || unit == "in" || unit == "to" || unit == "a" {
 		return q, false
 	}
+	// A unit of the table is named as the table names it ("metres" → "m"),
+	// so that it agrees with the same unit parsed from a claim; an area or
+	// a volume ("312 square kilometres") is not a length and keeps its word.
 	q.Unit = unit
+	if n < 2 || !areaOrVolume[strings.ToLower(words[n-2])] {
+		q.Unit, _ = CanonicalUnit(unit)
+	}
 	q.Text = strings.TrimSpace(m[:loc[1]] + " " + strings.Join(words[:n], " "))
 	return q, true
 }
+
+// maxCountWords is the count pattern's words after the number: the
+// counted noun and up to two intervening words (seed 001 rule 2).
+const maxCountWords = 3
+
+// endsPhrase reports a word that closes the noun phrase before it: a
+// function word or a preposition.
+func endsPhrase(w string) bool {
+	lw := strings.ToLower(strings.Trim(w, ".,;:"))
+	return sentence.IsStopword(lw) || phraseEnders[lw]
+}
+
+var phraseEnders = map[string]bool{"at": true, "in": true, "of": true, "on": true, "by": true, "to": true,
+	"as": true, "or": true, "per": true, "a": true, "an": true, "is": true, "so": true, "up": true}
+
+var areaOrVolume = map[string]bool{"square": true, "sq": true, "cubic": true, "cu": true}
 
 // isYear reports a bare four-digit number 1000–2999 without separators:
 // "in 2021", "2021 was": a year, which makes a temporal claim, not a

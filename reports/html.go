@@ -40,14 +40,14 @@ type htmlReport struct {
 	SmallSlices int // slices left out of the table: too few claims
 	Errors      []htmlError
 	ErrorsShown int
+	Rules       []RuleRow
+	Bounds      []BoundRow
 	// Header lines: when, on what, with which settings.
 	Date, ClaimsLine string
 	Inputs           []string
 	Settings         string
 	Abstained        string
 	Glossary         []GlossaryEntry
-	Rules            []RuleRow
-	Bounds           []BoundRow
 }
 
 type htmlMetric struct {
@@ -115,7 +115,8 @@ func interval(s *Summary, name string) string {
 // as SVG data, no scripts and nothing fetched.
 func (t *Tables) html(figs []*figure) ([]byte, error) {
 	s := &t.Summary
-	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors, Glossary: Glossary, Rules: ruleRows(s), Bounds: boundRows(s)}
+	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors, Glossary: Glossary,
+		Rules: ruleRows(s), Bounds: boundRows(s)}
 	r.Date, r.ClaimsLine, r.Inputs, r.Settings = htmlHeader(s, &t.manifest)
 	r.Abstained = "—"
 	if v := s.Metrics["abstained"]; v != nil {

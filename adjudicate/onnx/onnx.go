@@ -129,7 +129,7 @@ func Backend() adjudicate.Backend {
 			fs.StringVar(&o.Model, "model", "", "onnx: model folder (model.onnx, tokenizer.json, config.json)")
 			fs.StringVar(&o.Device, "device", "cpu", "onnx: cpu or cuda")
 			fs.StringVar(&o.Runtime, "ort-lib", "", "onnx: path of libonnxruntime.so (default $ORT_LIB; make ort fetches one)")
-			fs.IntVar(&o.MaxLength, "max-length", 0, "onnx: most tokens per (passage, claim) pair (0: the model's max_position_embeddings, at most 512)")
+			fs.IntVar(&o.MaxLength, "max-length", 0, "onnx: most tokens per (passage, claim) pair (0: tokenizer.json's truncation max_length, else the model's max_position_embeddings, at most 512)")
 			fs.StringVar(&o.LabelRule, "label-rule", string(label.Insufficient), "onnx: a two-label model's not-supported class becomes insufficient or unsupported")
 			return func(adjudicate.Env) (adjudicate.Verifier, error) { return New(o) }
 		},
@@ -141,7 +141,7 @@ type Options struct {
 	Model     string // model folder
 	Device    string // cpu (default) or cuda
 	Runtime   string // path of libonnxruntime.so ("" = $ORT_LIB)
-	MaxLength int    // tokens per pair (0: from config.json, at most 512)
+	MaxLength int    // tokens per pair (0: tokenizer.json's truncation length, else config.json's, at most 512)
 	LabelRule string // two-label models: "insufficient" (default) or "unsupported"
 }
 
@@ -186,6 +186,11 @@ func New(opts Options) (adjudicate.Verifier, error) {
 	tokPath := filepath.Join(opts.Model, "tokenizer.json")
 	if v.tok, err = tokenizer.Load(tokPath); err != nil {
 		return nil, fmt.Errorf("onnx verifier: %w", err)
+	}
+	// A tokenizer that declares its truncation length (the length the model
+	// was trained at) sets the default, below the position limit.
+	if n := v.tok.MaxLength(); opts.MaxLength == 0 && n > 0 && n < v.maxLen {
+		v.maxLen = n
 	}
 	modelPath := filepath.Join(opts.Model, "model.onnx")
 	inNames, outName, err := v.introspect(modelPath, len(cfg.ID2Label))

@@ -266,6 +266,33 @@ func newModel(t *testing.T, dir string, opts Options) *Verifier {
 	return v.(*Verifier)
 }
 
+// A tokenizer.json that declares a truncation length sets the default
+// maximum length; --max-length still overrides it, and the length keys the
+// version.
+func TestMaxLengthFromTokenizer(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"model.onnx", "config.json", "tokenizer.json"} {
+		b, err := os.ReadFile(filepath.Join(tiny, f))
+		require.NoError(t, err)
+		if f == "tokenizer.json" {
+			var tj map[string]any
+			require.NoError(t, json.Unmarshal(b, &tj))
+			tj["truncation"] = map[string]any{"direction": "Right", "max_length": 20, "strategy": "OnlyFirst", "stride": 0}
+			b, err = json.Marshal(tj)
+			require.NoError(t, err)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	plain := newTiny(t)
+	declared := newModel(t, dir, Options{})
+	assert.Equal(t, 20, declared.MaxLength())
+	assert.Greater(t, plain.MaxLength(), 20)
+	assert.Equal(t, 40, newModel(t, dir, Options{MaxLength: 40}).MaxLength())
+	e, err := declared.tok.EncodePair(strings.Repeat("long passage words ", 20), "a claim", declared.MaxLength())
+	require.NoError(t, err)
+	assert.Len(t, e.IDs, 20)
+}
+
 // The RoBERTa-style model (no token_type_ids) and the two-label model
 // (int32 inputs, an output named scores) reproduce torch's outputs.
 func TestOtherModelsMatchTorch(t *testing.T) {

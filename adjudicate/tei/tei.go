@@ -104,7 +104,9 @@ func New(ctx context.Context, o Options) (*Verifier, error) {
 	if in.MaxClientBatchSize > 0 && in.MaxClientBatchSize < v.maxBatch {
 		v.maxBatch = in.MaxClientBatchSize
 	}
-	v.version = fmt.Sprintf("tei/%s/%s@%s", c.Endpoint(), in.ModelID, in.ModelSHA)
+	// "premise-first": verdicts cached before the pair order was the onnx
+	// backend's (claim first) are never reused.
+	v.version = fmt.Sprintf("tei/%s/%s@%s/premise-first", c.Endpoint(), in.ModelID, in.ModelSHA)
 	return v, nil
 }
 

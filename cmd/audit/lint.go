@@ -86,12 +86,16 @@ func (c *lintCmd) flags(fl *pflag.FlagSet) {
 	fl.BoolVar(&c.opts.IncludeHedged, "include-hedged", false, "also check hedged claims (\"about 40%\", \"up to 3x\")")
 	fl.BoolVar(&c.opts.IncludeContextual, "include-contextual", false, "also check contextual claims (\"for example\", \"sample\")")
 	fl.BoolVar(&c.asJSON, "json", false, "print one JSON object per claim instead of diagnostics")
+	fl.Float64Var(&c.opts.Match.MinSimilarity, "min-similarity", 0.3, "the similarity a fact needs to match a claim (Jaccard × 0.5 + unit 0.3 + value 0.2), in (0, 1]")
 }
 
 // check validates the flags (exit 2 before any work).
 func (c *lintCmd) check(cmd *cobra.Command) error {
 	if err := requireFlags(cmd, "input", "facts"); err != nil {
 		return err
+	}
+	if ms := c.opts.Match.MinSimilarity; !(ms > 0 && ms <= 1) {
+		return usageErrorf("--min-similarity %v is not in (0, 1]", ms)
 	}
 	var err error
 	for _, s := range []struct {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,7 +53,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("SMALL", small)
 			return nil
 		},
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports, "goldAnswers": goldAnswers},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports, "sameRecords": sameRecords, "goldAnswers": goldAnswers},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 	})
 }
@@ -101,6 +103,63 @@ func sameReports(ts *testscript.TestScript, neg bool, args []string) {
 	sameRows[reports.RiskCoverageRow](ts, args, "risk_coverage.parquet", nil)
 }
 
+// sameRecords SINGLE SHARD...: the shards' records, put back in claims-file
+// order, are the single run's row for row in every column but latency_ms
+// and those the calibrated confidence sets: temperature, p_*, confidence,
+// verdict and action. A shard decides at T = 1 (temperature 1, p_* the raw
+// probabilities: checked here) and leaves calibration to audit report over
+// the union, which writes no records: sameReports checks what it makes of
+// them. With --abstain-below the labels depend on the calibrated confidence
+// too, so the runs compared here use none.
+func sameRecords(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: sameRecords SINGLE_DIR SHARD_DIR...")
+	}
+	read := func(dir string) []reports.Record {
+		rs, err := reports.ReadParquet[reports.Record](ts.MkAbs(filepath.Join(dir, "records.parquet")))
+		ts.Check(err)
+		return rs
+	}
+	uncalibrated := func(r *reports.Record) {
+		r.LatencyMS, r.Temperature, r.Confidence, r.Verdict, r.Action = 0, 0, nil, "", ""
+		r.PSupported, r.PUnsupported, r.PInsufficient = nil, nil, nil
+	}
+	want := read(args[0])
+	var got []reports.Record
+	for _, d := range args[1:] {
+		for _, r := range read(d) {
+			if r.Temperature != 1 || !reflect.DeepEqual([]*float64{r.PSupported, r.PUnsupported, r.PInsufficient}, []*float64{r.RawPSupported, r.RawPUnsupp, r.RawPInsuff}) {
+				ts.Fatalf("%s: claim %s is not at T = 1 (temperature %v)", d, r.ClaimID, r.Temperature)
+			}
+			got = append(got, r)
+		}
+	}
+	slices.SortFunc(got, func(a, b reports.Record) int { return cmp.Compare(a.ClaimIndex, b.ClaimIndex) })
+	if len(got) != len(want) {
+		ts.Fatalf("the shards hold %d records, %s %d", len(got), args[0], len(want))
+	}
+	for i := range want {
+		uncalibrated(&want[i])
+		uncalibrated(&got[i])
+		if !reflect.DeepEqual(want[i], got[i]) {
+			ts.Fatalf("record %d (claim %s) differs from %s's in %s", i, want[i].ClaimID, args[0], strings.Join(differingFields(want[i], got[i]), ", "))
+		}
+	}
+	ts.Logf("%d records equal to %s's (but for latency and calibration)", len(want), args[0])
+}
+
+// differingFields names the fields in which a and b differ.
+func differingFields[T any](a, b T) []string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	var names []string
+	for i := range va.NumField() {
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			names = append(names, va.Type().Field(i).Name)
+		}
+	}
+	return names
+}
+
 func sameRows[T any](ts *testscript.TestScript, dirs []string, name string, keep func(T) bool) {
 	var rows [2][]T
 	for i, d := range dirs {
@@ -147,6 +206,8 @@ func TestExitCodes(t *testing.T) {
 		{"numcheck verified", []string{"numcheck", "--policy", "abbr", "--claim", "1500", "--token", "1.5K"}, exitOK},
 		{"numcheck not verified", []string{"numcheck", "--policy", "exact", "--claim", "5.7", "--token", "5.8"}, exitGate},
 		{"numcheck unparseable is not verified", []string{"numcheck", "--policy", "exact", "--claim", "5.7", "--token", "?"}, exitGate},
+		{"numcheck claim that is not a number", []string{"numcheck", "--policy", "exact", "--claim", "abc", "--token", "5"}, exitInput},
+		{"numcheck token that is two numbers", []string{"numcheck", "--policy", "exact", "--claim", "5.7", "--token", "5.7 or 9"}, exitGate},
 		{"numcheck unknown policy", []string{"numcheck", "--policy", "fuzzy", "--claim", "1", "--token", "1"}, exitInput},
 		{"valid claims and gold", []string{"validate", "--claims", "../../extract/testdata/extract/claims.golden.jsonl"}, exitOK},
 		{"invalid claims", []string{"validate", "--claims", "../../claims/testdata/defects/claims.jsonl"}, exitInput},

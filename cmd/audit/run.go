@@ -150,7 +150,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.BoolVar(&r.force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
 	r.out.add(f, true)
 	f.StringVar(&r.shard, "shard", "", "audit only shard i of N (\"i/N\", 0 ≤ i < N): the claims whose id hashes to i; 'audit report' over all N shards' records reports the whole run")
-	f.IntVar(&r.shards, "shards", 0, "split the run N ways and audit the shard named by $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID minus $SLURM_ARRAY_TASK_MIN (Slurm job array)")
+	f.IntVar(&r.shards, "shards", 0, "split the run N ways and audit the shard named by $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID (Slurm job array 0 to N-1)")
 	// Each backend declares its own options; cmd/audit knows none of them.
 	r.backends, r.bErr = addBackendFlags(f, r.e.backends)
 	if r.bErr == nil {
@@ -235,8 +235,10 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 
 // shardOf is the shard --shard i/N names, or --shards N with i from the
 // scheduler's environment: a Kubernetes Indexed Job's JOB_COMPLETION_INDEX,
-// or a Slurm job array's SLURM_ARRAY_TASK_ID (less SLURM_ARRAY_TASK_MIN,
-// so an array 1-4 is shards 0-3). The zero Shard is the whole run.
+// or a Slurm job array's SLURM_ARRAY_TASK_ID: the array's task ids are the
+// shard indices (--array=0-3 for 4 shards). Not less SLURM_ARRAY_TASK_MIN:
+// a task resubmitted alone (--array=3) has MIN 3 and is still shard 3.
+// The zero Shard is the whole run.
 func shardOf(spec string, n int, getenv func(string) string) (audit.Shard, error) {
 	switch {
 	case spec != "" && n != 0:
@@ -248,16 +250,10 @@ func shardOf(spec string, n int, getenv func(string) string) (audit.Shard, error
 	case n < 1:
 		return audit.Shard{}, fmt.Errorf("--shards %d: want N ≥ 1", n)
 	}
-	from, v := "JOB_COMPLETION_INDEX", getenv("JOB_COMPLETION_INDEX")
-	base := 0
+	from, v, hint := "JOB_COMPLETION_INDEX", getenv("JOB_COMPLETION_INDEX"), ""
 	if v == "" {
 		from, v = "SLURM_ARRAY_TASK_ID", getenv("SLURM_ARRAY_TASK_ID")
-		if m := getenv("SLURM_ARRAY_TASK_MIN"); v != "" && m != "" {
-			var err error
-			if base, err = strconv.Atoi(m); err != nil {
-				return audit.Shard{}, fmt.Errorf("--shards: SLURM_ARRAY_TASK_MIN=%q is not a number", m)
-			}
-		}
+		hint = fmt.Sprintf(" (the array's task ids are the shard indices: --array=0-%d)", n-1)
 	}
 	if v == "" {
 		return audit.Shard{}, fmt.Errorf("--shards %d: neither JOB_COMPLETION_INDEX nor SLURM_ARRAY_TASK_ID is set (outside a scheduler, use --shard i/%d)", n, n)
@@ -266,9 +262,9 @@ func shardOf(spec string, n int, getenv func(string) string) (audit.Shard, error
 	if err != nil {
 		return audit.Shard{}, fmt.Errorf("--shards: %s=%q is not a number", from, v)
 	}
-	sh := audit.Shard{Index: i - base, Count: n}
+	sh := audit.Shard{Index: i, Count: n}
 	if err := sh.Validate(); err != nil {
-		return audit.Shard{}, fmt.Errorf("--shards %d with %s=%s: %w", n, from, v, err)
+		return audit.Shard{}, fmt.Errorf("--shards %d with %s=%s: %w%s", n, from, v, err, hint)
 	}
 	return sh, nil
 }

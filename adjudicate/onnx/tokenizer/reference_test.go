@@ -23,14 +23,17 @@ type refLine struct {
 }
 
 // tokenizerFiles are the tokenizer.json files the reference covers: the
-// committed fixtures and the onnx backend's tiny model.
+// committed fixtures, the onnx backend's tiny model and the shipped
+// verifier (models/; a BERT uncased WordPiece that declares a truncation
+// length, which the reference's lines override).
 var tokenizerFiles = map[string]string{
-	"wordpiece.json":       "testdata/wordpiece.json",
-	"wordpiece_cased.json": "testdata/wordpiece_cased.json",
-	"bpe.json":             "testdata/bpe.json",
-	"unigram.json":         "testdata/unigram.json",
-	"unigram_xlmr.json":    "testdata/unigram_xlmr.json",
-	"tokenizer.json":       "../testdata/tiny/tokenizer.json",
+	"wordpiece.json":                    "testdata/wordpiece.json",
+	"wordpiece_cased.json":              "testdata/wordpiece_cased.json",
+	"bpe.json":                          "testdata/bpe.json",
+	"unigram.json":                      "testdata/unigram.json",
+	"unigram_xlmr.json":                 "testdata/unigram_xlmr.json",
+	"tiny/tokenizer.json":               "../testdata/tiny/tokenizer.json",
+	"minilm-l6-verifier/tokenizer.json": "../../../models/minilm-l6-verifier/tokenizer.json",
 }
 
 func readReference(t *testing.T) []refLine {

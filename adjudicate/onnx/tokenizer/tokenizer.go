@@ -38,6 +38,7 @@ type Tokenizer struct {
 	model      model
 	post       postProcessor // nil: no special tokens
 	padID      int64
+	maxLen     int  // truncation.max_length of tokenizer.json; 0: none
 	wordLocal  bool // tokens never span white space: see tokensUpTo
 }
 
@@ -73,6 +74,9 @@ type fileJSON struct {
 	Padding       *struct {
 		PadID int64 `json:"pad_id"`
 	} `json:"padding"`
+	Truncation *struct {
+		MaxLength int `json:"max_length"`
+	} `json:"truncation"`
 }
 
 // Parse reads tokenizer.json's contents.
@@ -99,6 +103,12 @@ func Parse(b []byte) (*Tokenizer, error) {
 	if t.added, err = newAddedVocab(f.AddedTokens, t.normalizer); err != nil {
 		return nil, fmt.Errorf("added_tokens: %w", err)
 	}
+	if f.Truncation != nil {
+		if f.Truncation.MaxLength < 0 {
+			return nil, fmt.Errorf("truncation: max_length %d is negative", f.Truncation.MaxLength)
+		}
+		t.maxLen = f.Truncation.MaxLength
+	}
 	if f.Padding != nil {
 		t.padID = f.Padding.PadID
 	} else {
@@ -119,6 +129,11 @@ func (t *Tokenizer) TokenID(tok string) (int64, bool) {
 	}
 	return t.model.tokenID(tok)
 }
+
+// MaxLength is the truncation length tokenizer.json declares (its
+// truncation.max_length: the length a model was trained at), 0 when it
+// declares none.
+func (t *Tokenizer) MaxLength() int { return t.maxLen }
 
 // PadID is the padding token's id (0 when the tokenizer names none).
 func (t *Tokenizer) PadID() int64 { return t.padID }

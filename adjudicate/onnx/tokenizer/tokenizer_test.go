@@ -164,6 +164,7 @@ func TestLoadErrors(t *testing.T) {
 		{`{"model": {"type": "WordPiece", "vocab": {"a": 0}, "unk_token": "[UNK]"}}`, "unk_token"},
 		{`{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}}`, "merges"},
 		{`not json`, "invalid"},
+		{`{"truncation": {"max_length": -1}, "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}}`, "max_length"},
 	} {
 		_, err := Parse([]byte(c.json))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -172,6 +173,28 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := Load("testdata/missing.json"); err == nil {
 		t.Error("want an error for a missing file")
+	}
+}
+
+// tokenizer.json's truncation max_length (the length a model was trained
+// at) is reported; a file without one reports 0.
+func TestMaxLengthFromTruncation(t *testing.T) {
+	const model = `"model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}`
+	for _, c := range []struct {
+		json string
+		want int
+	}{
+		{`{` + model + `}`, 0},
+		{`{"truncation": null, ` + model + `}`, 0},
+		{`{"truncation": {"direction": "Right", "max_length": 96, "strategy": "OnlyFirst", "stride": 0}, ` + model + `}`, 96},
+	} {
+		tk, err := Parse([]byte(c.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tk.MaxLength(); got != c.want {
+			t.Errorf("%s: MaxLength %d, want %d", c.json, got, c.want)
+		}
 	}
 }
 

