@@ -100,6 +100,9 @@ type Options struct {
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
 
 	Progress func(done, total int)
+	// DecideProgress, when set, is told of the claims decided and written
+	// (the decide_and_write stage: minutes at a million claims).
+	DecideProgress func(done, total int)
 
 	// branchAt is the BRANCH threshold the calibrate stage chose
 	// (BranchThresholdDegenerate for a degenerate-unsupported verifier; 0:
@@ -197,7 +200,7 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res.Calibration, res.Temperature, res.Temperatures = cal.result, cal.result.Temperature, cal.temps
-	res.Outcomes, err = timed(st, "decide_and_write", &tm.DecideAndWrite, func() ([]metrics.Outcome, error) { return o.writeRecords(ctx, sp, cal, res) })
+	res.Outcomes, err = timed(st, "decide_and_write", &tm.DecideAndWrite, func() ([]metrics.Outcome, error) { return o.writeRecords(ctx, sp, cal, res, in.total) })
 	if err != nil {
 		return nil, err
 	}

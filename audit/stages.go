@@ -316,7 +316,7 @@ func (o *Options) calibrateOutcomes(prelim []metrics.Outcome) calibration {
 
 // writeRecords decides every claim at its temperature and writes
 // records.parquet; the metrics outcomes come from the same decisions.
-func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, res *Result) ([]metrics.Outcome, error) {
+func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, res *Result, total int) ([]metrics.Outcome, error) {
 	w, err := reports.NewParquetWriter[reports.Record](filepath.Join(o.WriteDir, "records.parquet"), reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion, Instance: o.Instance})
 	if err != nil {
 		return nil, err
@@ -347,6 +347,9 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		out.Type, out.Source, out.Importance = strs.of(out.Type), strs.of(out.Source), strs.of(out.Importance)
 		outs = append(outs, out)
 		res.Records++
+		if o.DecideProgress != nil && (res.Records%1024 == 0 || res.Records == total) {
+			o.DecideProgress(res.Records, total)
+		}
 		rec := o.record(v, d, out, res.RunID)
 		picker.Add(rec)
 		return w.Write(rec)

@@ -460,13 +460,6 @@ func isUnitWord(w string) bool {
 	return true
 }
 
-func isLetterStart(s string) bool {
-	for _, r := range s {
-		return unicode.IsLetter(r)
-	}
-	return false
-}
-
 // firstWord returns the leading run of letters (or a lone symbol) and what follows.
 func firstWord(s string) (word, tail string) {
 	i := 0

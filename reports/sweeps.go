@@ -23,6 +23,8 @@ type TemperatureSweepRow struct {
 	Temperature float64  `parquet:"temperature"`
 	ECE10       *float64 `parquet:"ece_10,optional"`
 	NLL         *float64 `parquet:"nll,optional"`
+	RunInstance string   `parquet:"run_instance,dict"`
+	StartedAt   int64    `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // ThresholdSweepRow is one row of threshold_sweep.parquet.
@@ -38,7 +40,9 @@ type ThresholdSweepRow struct {
 	Tier2FAUnconditional *float64 `parquet:"tier2_fa_unconditional,optional"`
 	// AnsweredLabelled is how many answered, labelled claims the rates
 	// of this point rest on.
-	AnsweredLabelled int64 `parquet:"answered_labelled"`
+	AnsweredLabelled int64  `parquet:"answered_labelled"`
+	RunInstance      string `parquet:"run_instance,dict"`
+	StartedAt        int64  `parquet:"started_at,timestamp(millisecond)"`
 }
 
 // WriteSweeps writes temperature_sweep.parquet and its plot and
@@ -54,7 +58,8 @@ func WriteSweeps(dir string, m Meta, outs []metrics.Outcome, temps []float64, fi
 	ts := metrics.SweepTemperature(outs, metrics.TemperatureGrid(math.Min(0.25, fitted/4), math.Max(4, fitted*4)))
 	var trows []TemperatureSweepRow
 	for _, p := range ts {
-		trows = append(trows, TemperatureSweepRow{RunID: m.RunID, Temperature: p.Temperature, ECE10: fp(p.ECE10), NLL: fp(p.NLL)})
+		trows = append(trows, TemperatureSweepRow{RunID: m.RunID, Temperature: p.Temperature, ECE10: fp(p.ECE10), NLL: fp(p.NLL),
+			RunInstance: m.Instance.ID, StartedAt: m.Instance.Millis()})
 	}
 	if err := writeRows(filepath.Join(dir, "temperature_sweep.parquet"), m, trows); err != nil {
 		return err
@@ -68,7 +73,7 @@ func WriteSweeps(dir string, m Meta, outs []metrics.Outcome, temps []float64, fi
 			hrows = append(hrows, ThresholdSweepRow{RunID: m.RunID, Stage: st.name, Threshold: p.Threshold, Coverage: fp(p.Coverage),
 				SelectiveRisk: fp(p.SelectiveRisk), Tier1FAConditional: fp(p.Tier1FAConditional), Tier1FAUnconditional: fp(p.Tier1FAUnconditional),
 				Tier2FAConditional: fp(p.Tier2FAConditional), Tier2FAUnconditional: fp(p.Tier2FAUnconditional),
-				AnsweredLabelled: answeredAt(st.outs, p.Threshold)})
+				AnsweredLabelled: answeredAt(st.outs, p.Threshold), RunInstance: m.Instance.ID, StartedAt: m.Instance.Millis()})
 		}
 	}
 	if err := writeRows(filepath.Join(dir, "threshold_sweep.parquet"), m, hrows); err != nil {

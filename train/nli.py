@@ -300,6 +300,11 @@ def evaluate(name, records, logits):
     }
 
 
+def nulls(row):
+    """Undefined figures as JSON null, never NaN."""
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+
+
 def fmt(v):
     return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
 
@@ -339,14 +344,14 @@ def cmd_loo(args):
         row = evaluate(held, test, logits)
         row["train_s"], row["predict_s"] = round(t1 - t0, 1), round(time.time() - t1, 1)
         rows.append(row)
-        print(json.dumps(row), file=sys.stderr, flush=True)
+        print(json.dumps(nulls(row)), file=sys.stderr, flush=True)
         with open(os.path.join(args.out, f"row-{held}.json"), "w") as f:
-            json.dump(row, f)
+            json.dump(nulls(row), f)
         with open(os.path.join(args.out, f"logits-{held}.jsonl"), "w") as f:
             for r, z in zip(test, logits):
                 f.write(json.dumps({"claim_id": r["claim_id"], "label": r["label"], "logits": [round(float(v), 6) for v in z]}) + "\n")
         with open(os.path.join(args.out, "rows.json"), "w") as f:
-            json.dump({"options": vars(args), "rows": rows}, f, indent=1)
+            json.dump({"options": vars(args), "rows": [nulls(r) for r in rows]}, f, indent=1)
     text = table(rows)
     with open(os.path.join(args.out, "table.md"), "w") as f:
         f.write(text)

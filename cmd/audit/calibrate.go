@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"time"
 
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/outdir"
@@ -74,7 +75,7 @@ func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
 	if c.opts.K < 2 || c.opts.K > metrics.MaxFolds {
 		return usageErrorf("--folds must be from 2 to %d, got %d", metrics.MaxFolds, c.opts.K)
 	}
-	outs, runID, err := readRecordsChecked(c.records)
+	outs, runID, inst, err := readRecordsChecked(c.records)
 	if err != nil {
 		return err
 	}
@@ -92,7 +93,7 @@ func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	if c.sweep {
-		if err := reports.WriteSweeps(dir.Stage(), reports.Meta{RunID: runID, ToolVersion: version()}, outs, cf.PerOutcome, cf.Full, formats); err != nil {
+		if err := reports.WriteSweeps(dir.Stage(), reports.Meta{RunID: runID, ToolVersion: version(), Instance: inst}, outs, cf.PerOutcome, cf.Full, formats); err != nil {
 			return err
 		}
 	}
@@ -130,28 +131,37 @@ func (c *calibrateCmd) commitFor(p *outdir.Marker, runID string) (outdir.Commit,
 
 // readRecordsChecked reads a records file for calibrate: the folder must
 // hold a complete run, and every row numbers metrics can use (exit 2
-// naming the row otherwise).
-func readRecordsChecked(path string) ([]metrics.Outcome, string, error) {
+// naming the row otherwise). The instance is the records' run's (the
+// sweeps belong to that execution), or a new one for records of several.
+func readRecordsChecked(path string) ([]metrics.Outcome, string, reports.Instance, error) {
+	var inst reports.Instance
 	if err := checkReadable(filepath.Dir(path)); err != nil {
-		return nil, "", err
+		return nil, "", inst, err
 	}
 	rs, err := reports.ReadParquet[reports.Record](path)
 	if err != nil {
-		return nil, "", &exitError{code: exitInput, err: err}
+		return nil, "", inst, &exitError{code: exitInput, err: err}
 	}
 	if len(rs) == 0 {
-		return nil, "", usageErrorf("%s: no records: there is nothing to calibrate", path)
+		return nil, "", inst, usageErrorf("%s: no records: there is nothing to calibrate", path)
 	}
 	outs := make([]metrics.Outcome, len(rs))
 	runID := ""
+	inst = reports.InstanceOf(rs[0].RunInstance, rs[0].StartedAt)
 	for i, r := range rs {
 		if err := reports.CheckRecord(r); err != nil {
-			return nil, "", usageErrorf("%s row %d: %v", path, i+1, err)
+			return nil, "", inst, usageErrorf("%s row %d: %v", path, i+1, err)
 		}
 		outs[i] = reports.OutcomeOf(r)
 		runID = r.RunID
+		if r.RunInstance != inst.ID {
+			inst.ID = ""
+		}
 	}
-	return outs, runID, nil
+	if inst.ID == "" {
+		inst = reports.NewInstance(time.Now())
+	}
+	return outs, runID, inst, nil
 }
 
 func printFit(e *env, fit reports.CalibrationFit, cf metrics.CrossFitResult) {

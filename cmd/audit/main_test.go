@@ -104,7 +104,8 @@ func sameReports(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // sameRecords SINGLE SHARD...: the shards' records, put back in claims-file
-// order, are the single run's row for row in every column but latency_ms
+// order, are the single run's row for row in every column but those of the
+// execution (latency_ms, run_instance, started_at: two runs differ in them),
 // and those the calibrated confidence sets: temperature, p_*, confidence,
 // verdict and action. A shard decides at T = 1 (temperature 1, p_* the raw
 // probabilities: checked here) and leaves calibration to audit report over
@@ -121,7 +122,8 @@ func sameRecords(ts *testscript.TestScript, neg bool, args []string) {
 		return rs
 	}
 	uncalibrated := func(r *reports.Record) {
-		r.LatencyMS, r.Temperature, r.Confidence, r.Verdict, r.Action = 0, 0, nil, "", ""
+		r.LatencyMS, r.RunInstance, r.StartedAt = 0, "", 0
+		r.Temperature, r.Confidence, r.Verdict, r.Action = 0, nil, "", ""
 		r.PSupported, r.PUnsupported, r.PInsufficient = nil, nil, nil
 	}
 	want := read(args[0])
@@ -145,7 +147,7 @@ func sameRecords(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("record %d (claim %s) differs from %s's in %s", i, want[i].ClaimID, args[0], strings.Join(differingFields(want[i], got[i]), ", "))
 		}
 	}
-	ts.Logf("%d records equal to %s's (but for latency and calibration)", len(want), args[0])
+	ts.Logf("%d records equal to %s's (but for execution and calibration)", len(want), args[0])
 }
 
 // differingFields names the fields in which a and b differ.

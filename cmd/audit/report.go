@@ -134,6 +134,11 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 	if len(in.Outcomes) == 0 {
 		return usageErrorf("%s: no records: there is nothing to report", strings.Join(files, ", "))
 	}
+	if m, err := reports.ReadManifest(c.out); err == nil && m.MadeBy != "" && m.MadeBy != "audit report" {
+		// Said first: the run's index folder would otherwise be blamed
+		// as a file audit did not write.
+		return usageErrorf("%s holds the files of '%s' (run %s): a report never replaces a run's manifest; write it to another --out", c.out, m.MadeBy, m.RunID)
+	}
 	dir, err := openOut(c.out, c.force)
 	if err != nil {
 		return err

@@ -95,6 +95,10 @@ func (e *env) setup(cmd *cobra.Command) error {
 	switch strings.ToLower(format) {
 	case "text":
 		e.log = slog.New(slog.NewTextHandler(e.stderr, opts))
+		if isTerminal(e.stderr) && !cmd.Flags().Changed("log-format") {
+			// A person reads it, between stage lines and a progress bar.
+			e.log = slog.New(newTermHandler(e.stderr, lv, true))
+		}
 	case "json":
 		e.log = slog.New(slog.NewJSONHandler(e.stderr, opts))
 	default:

@@ -294,6 +294,7 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	}
 	o.ToolVersion, o.Log = version(), r.e.log
 	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
+	o.DecideProgress = newProgressUnit(r.e, "deciding and writing", "claims")
 	o.Stage = newStages(r.e)
 	internal, err := runInternal(o.OutDir, o.IndexDir)
 	if err != nil {

@@ -30,7 +30,7 @@ func TestTrendOverElevenRuns(t *testing.T) {
 		return code, out.String(), errOut.String()
 	}
 	data, index, nightly := filepath.Join(dir, "d"), filepath.Join(dir, "index"), filepath.Join(dir, "nightly")
-	code, _, stderr := cli("gen", "--out", data, "--claims", "100", "--docs", "50", "--seed", "11")
+	code, _, stderr := cli("gen", "--out", data, "--claims", "60", "--docs", "40", "--seed", "11")
 	require.Equal(t, exitOK, code, stderr)
 	settings := [][]string{{"--seed", "1"}, {"--seed", "2"}, {"--seed", "3", "--k", "4"}, {"--seed", "4"}, {"--seed", "5", "--abstain-below", "0.35"},
 		{"--seed", "6"}, {"--seed", "7", "--k", "6"}, {"--seed", "8"}, {"--seed", "9", "--abstain-below", "0.3"}, {"--seed", "10"}}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+)
+
+// termHandler writes log records for a person at a terminal, in the
+// stage lines' style rather than as key=value records: "  built index
+// (dir=out/index, passages=1204)", "warning: …". Each line first clears
+// the terminal's current line, where a progress bar may be drawn (the bar
+// redraws itself on its next update).
+type termHandler struct {
+	mu    *sync.Mutex
+	w     io.Writer
+	level slog.Leveler
+	attrs []slog.Attr
+	clear bool // prefix "\r\x1b[K"
+}
+
+func newTermHandler(w io.Writer, level slog.Leveler, clear bool) *termHandler {
+	return &termHandler{mu: &sync.Mutex{}, w: w, level: level, clear: clear}
+}
+
+func (h *termHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level.Level() }
+
+func (h *termHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	if h.clear {
+		b.WriteString("\r\x1b[K")
+	}
+	switch {
+	case r.Level >= slog.LevelError:
+		b.WriteString("error: ")
+	case r.Level >= slog.LevelWarn:
+		b.WriteString("warning: ")
+	default:
+		b.WriteString("  ")
+	}
+	b.WriteString(r.Message)
+	var kv []string
+	add := func(a slog.Attr) bool {
+		v := a.Value.Resolve().String()
+		if strings.ContainsAny(v, " ,()") {
+			v = fmt.Sprintf("%q", v)
+		}
+		kv = append(kv, a.Key+"="+v)
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	if len(kv) > 0 {
+		b.WriteString(" (" + strings.Join(kv, ", ") + ")")
+	}
+	b.WriteByte('\n')
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}
+
+func (h *termHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = append(append([]slog.Attr(nil), h.attrs...), as...)
+	return &c
+}
+
+// WithGroup is not used by this program's logs; groups are flattened.
+func (h *termHandler) WithGroup(string) slog.Handler { return h }
