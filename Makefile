@@ -75,48 +75,19 @@ slurm-check: build
 bench: bench-e2e
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-## bench-e2e: audit run on generated data (seed 202) at 10k and 100k claims, with
-## wall time and peak memory from GNU time
-E2E_DIR := .cache/bench
+## bench-e2e: audit run of a baseline (BASE, default the merge-base of HEAD with
+## a55c553, the previous release) against the working tree, interleaved on the
+## same generated data (seed 202, 10k documents) at E2E_SIZES claims, E2E_ROUNDS
+## rounds: CPU seconds (user+sys) and peak RSS from GNU time as new/base ratios,
+## plus each side's stage times. The baseline binary is built once into
+## .cache/bench-e2e (bench/e2e/compare.sh)
+E2E_DIR    := .cache/bench
+E2E_SIZES  ?= 10000 100000
+E2E_ROUNDS ?= 3
+BASE       ?= $(shell git merge-base HEAD a55c553)
 bench-e2e: build
-	@for n in 10000 100000; do \
-	  $(BIN)/audit gen --out $(E2E_DIR)/data-$$n --claims $$n --docs 10000 --seed 202 > /dev/null; \
-	  rm -rf $(E2E_DIR)/out-$$n; \
-	  echo "== $$n claims, 10000 documents, k=5"; \
-	  /usr/bin/time -f "   wall %es, peak RSS %M KiB" $(BIN)/audit run --log-level warn \
-	    --corpus $(E2E_DIR)/data-$$n/corpus.jsonl --spans $(E2E_DIR)/data-$$n/spans.jsonl \
-	    --claims $(E2E_DIR)/data-$$n/claims.jsonl --gold $(E2E_DIR)/data-$$n/gold.jsonl --out $(E2E_DIR)/out-$$n; \
-	done
+	bash bench/e2e/compare.sh $(BASE) $(BIN)/audit $(CURDIR)/.cache/bench-e2e "$(E2E_SIZES)" $(E2E_ROUNDS)
 
-## bench-retrieval: the project's BM25 against Xapian's (Debian python3-xapian,
-## installed here when apt-get can; skipped with a message otherwise) on one
-## generated corpus (seed 202), both engines one after the other on one thread,
-## on the same analysed terms; prints queries/s, p50/p99 and top-5 agreement.
-## REAL_DATA=DIR adds recall@5 for every DIR/*/ holding gold_details.jsonl.
-RET_DIR  := .cache/bench-retrieval
-PYTHON3  ?= /usr/bin/python3
-REAL_DATA ?=
-bench-retrieval: build
-	$(BIN)/audit gen --out $(RET_DIR)/data --claims 10000 --docs 10000 --seed 202 > /dev/null
-	$(GO) run ./bench/retrieval -corpus $(RET_DIR)/data/corpus.jsonl -spans $(RET_DIR)/data/spans.jsonl \
-	  -claims $(RET_DIR)/data/claims.jsonl -index $(RET_DIR)/index -out $(RET_DIR)/out -export -label generated
-	@if ! $(PYTHON3) -c 'import xapian' 2>/dev/null; then \
-	  if command -v apt-get > /dev/null && [ "$$(id -u)" = 0 ]; then \
-	    apt-get install -y -q python3-xapian > /dev/null || { apt-get update -q > /dev/null && apt-get install -y -q python3-xapian > /dev/null; }; \
-	  elif command -v apt-get > /dev/null && command -v sudo > /dev/null; then \
-	    sudo apt-get install -y -q python3-xapian > /dev/null; \
-	  fi; fi
-	@if $(PYTHON3) -c 'import xapian' 2>/dev/null; then \
-	  $(PYTHON3) bench/retrieval/xapian_bm25.py $(RET_DIR)/out 5; \
-	else echo "bench-retrieval: Xapian comparison skipped: python3-xapian is not installed and apt-get is not available to install it"; fi
-	@for d in $(if $(REAL_DATA),$(wildcard $(REAL_DATA)/*/gold_details.jsonl)); do \
-	  s=$$(dirname $$d); n=$$(basename $$s); \
-	  $(GO) run ./bench/retrieval -corpus $$s/corpus.jsonl -spans $$s/spans.jsonl -claims $$s/claims.jsonl \
-	    -gold-details $$d -index $(RET_DIR)/index-$$n -out $(RET_DIR)/out-$$n -label $$n || exit 1; \
-	done
-
-## faults: the fault suite (docs/reliability.md): byte flips, truncations, a
-## full disk (a 64 KiB tmpfs where mounting one is allowed), SIGKILL and
 ## SIGINT/SIGTERM at random points, concurrent runs, hostile inputs; each case
 ## runs the built binary under a timeout
 faults: build

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // BootstrapMetrics are the metrics given 95% intervals.
@@ -232,7 +230,7 @@ func multinomial(m int, size func(int) int, n int, src rand.Source, counts []int
 		}
 		x := 0
 		if c > 0 {
-			x = int(distuv.Binomial{N: float64(remaining), P: float64(c) / float64(mass), Src: src}.Rand())
+			x = binomial(remaining, float64(c)/float64(mass), src)
 		}
 		counts[i] = x
 		remaining -= x

@@ -9,6 +9,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/lexical"
+	"github.com/claimaudit/claimaudit/adjudicate/null"
 	"github.com/claimaudit/claimaudit/adjudicate/onnx"
 	"github.com/claimaudit/claimaudit/adjudicate/openai"
 	"github.com/claimaudit/claimaudit/adjudicate/tei"
@@ -20,7 +21,7 @@ import (
 // backend declares its own options (adjudicate.Backend.Configure); nothing
 // else in cmd/audit knows them.
 func defaultBackends() []adjudicate.Backend {
-	return []adjudicate.Backend{lexical.Backend(), onnx.Backend(), triton.Backend(), tei.Backend(), openai.Backend()}
+	return []adjudicate.Backend{lexical.Backend(), onnx.Backend(), triton.Backend(), tei.Backend(), openai.Backend(), null.Backend()}
 }
 
 // backendFlags are the backends' options bound to a command's flags.
