@@ -284,12 +284,18 @@ func TestRunWithONNXVerifier(t *testing.T) {
 			case "cuda without its provider":
 				assert.Contains(t, stderr.String(), "CUDA")
 			case "two-label model":
-				// The documented rule: not supported is insufficient, never unsupported.
+				// The documented rule: not supported is insufficient, never
+				// unsupported — for the verifier's own label (a labelling
+				// rule may still decide unsupported, and says so in
+				// decided_by).
 				recs, err := reports.ReadParquet[reports.Record](filepath.Join(out, "records.parquet"))
 				require.NoError(t, err)
 				require.Len(t, recs, 600)
 				for _, r := range recs {
-					if r.PredictedLabel != nil {
+					if r.VerifierLabel != nil {
+						assert.NotEqual(t, "unsupported", *r.VerifierLabel, r.ClaimID)
+					}
+					if r.PredictedLabel != nil && (r.DecidedBy == nil || *r.DecidedBy == "verifier") {
 						assert.NotEqual(t, "unsupported", *r.PredictedLabel, r.ClaimID)
 					}
 					if r.RawPUnsupp != nil {
