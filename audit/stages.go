@@ -275,7 +275,7 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 	}
 	if deg, u, n := degenerateUnsupported(prelim); deg {
 		o.branchAt = BranchThresholdDegenerate
-		o.Log.Warn("the verifier is degenerate-unsupported: BRANCH now needs confidence >= 0.9 (seed 004 §7.9)",
+		o.Log.Warn("the verifier is degenerate-unsupported: BRANCH now needs confidence >= 0.9 (the verifier failure-mode rule, docs/rules.md)",
 			"unsupported", u, "answered", n)
 	}
 	c := o.calibrateOutcomes(prelim)

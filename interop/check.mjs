@@ -21,7 +21,7 @@ const expectCols = {
     'raw_p_insufficient', 'logit_supported', 'logit_unsupported', 'logit_insufficient', 'temperature', 'correct', 'tier1_fa',
     'tier2_fa', 'action', 'verdict', 'numeric_check', 'numeric_policy', 'evidence', 'evidence_used', 'meta', 'rationale', 'error', 'latency_ms',
     'verifier', 'run_id',
-    'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by', 'claim_index',
+    'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by', 'flags', 'rule', 'rule_label', 'claim_index',
     'gold_evidence', 'gold_evidence_retrieved', 'gold_evidence_rank', 'run_instance', 'started_at', 'output_id'],
   'metrics.parquet': ['run_id', 'metric', 'slice', 'stage', 'value', 'ci_low', 'ci_high', 'n', 'slice_key', 'slice_value',
     'run_instance', 'started_at'],
