@@ -424,6 +424,9 @@ func unitWords(q *Quantity, rest string, glued bool) error {
 		}
 	}
 	word, _ := firstWord(lower)
+	if !isUnitWord(word) {
+		return bad // "one A'": the unit read would be "a", which is no unit
+	}
 	q.Unit = word
 	if d, ok := unitTable[word]; ok {
 		q.Unit = d.symbol
@@ -443,7 +446,8 @@ var notUnitWords = map[string]bool{
 // (with inner hyphens or apostrophes, or "a/b"), and no number word or
 // connective.
 func isUnitWord(w string) bool {
-	w = strings.ToLower(strings.TrimRight(w, ".,;:)"))
+	// Trailing apostrophes and hyphens are not inner: "A'" is "a".
+	w = strings.ToLower(strings.TrimRight(w, ".,;:)'’-/"))
 	if w == "" || notUnitWords[w] || scaleWords[w] != 0 || fractionWords[w] != 0 {
 		return false
 	}
