@@ -86,18 +86,15 @@ func New(o Options) (*Extractor, error) {
 		o.Getenv = os.Getenv
 	}
 	if o.APIKeyEnv != "" {
-		o.Client.Secret = o.Getenv(o.APIKeyEnv)
-		if o.Client.Secret == "" && o.APIKeyEnv != DefaultAPIKeyEnv {
-			return nil, fmt.Errorf("llm extractor: --api-key-env %s: the variable is empty or unset", o.APIKeyEnv)
-		}
-	}
-	text := defaultPrompt
-	if o.Prompt != "" {
-		b, err := os.ReadFile(o.Prompt)
+		key, err := remote.SecretFromEnv(o.Getenv, o.APIKeyEnv, DefaultAPIKeyEnv, "llm extractor")
 		if err != nil {
-			return nil, fmt.Errorf("llm extractor: --prompt: %w", err)
+			return nil, err
 		}
-		text = string(b)
+		o.Client.Secret = key
+	}
+	text, err := remote.ReadPrompt(o.Prompt, defaultPrompt, "llm extractor")
+	if err != nil {
+		return nil, err
 	}
 	tmpl, err := template.New("prompt").Option("missingkey=error").Parse(text)
 	if err == nil {
