@@ -58,6 +58,10 @@ func ReadFacts(ctx context.Context, r io.Reader, file string) ([]Fact, error) {
 				rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrWrongType, "%v", err))
 			}
 			f.Value, f.Unit, f.quantity = q.Value, q.Unit, q
+			if m, ok := numeric.FirstMention(s); ok && q.Kind == numeric.KindMultiplier && m.Pattern == numeric.PatternMultiplier {
+				// "3x faster": the comparative is the unit, as in a claim.
+				f.Unit, f.quantity.Unit = m.Unit, m.Unit
+			}
 			if f.Text == "" {
 				f.Text = s
 			}
@@ -68,7 +72,9 @@ func ReadFacts(ctx context.Context, r io.Reader, file string) ([]Fact, error) {
 		}
 		if hasUnit && unit != "" {
 			unit, _ = numeric.CanonicalUnit(unit)
-			if f.Unit != "" && f.Unit != unit {
+			// A multiplier's comparative may be given as its unit: "3x" with unit "faster".
+			refines := f.Unit == "x" && f.quantity.Kind == numeric.KindMultiplier && numeric.IsComparative(unit)
+			if f.Unit != "" && f.Unit != unit && !refines {
 				rec.Fail("unit", rec.Col("unit"), fmt.Errorf("unit %q disagrees with the value's %q", unit, f.Unit))
 			}
 			f.Unit = unit

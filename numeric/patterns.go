@@ -43,7 +43,9 @@ var patterns = []struct {
 	{PatternRange, regexp.MustCompile(`(?i)\bbetween\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?\s+and\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?(?:\s+[A-Za-z][A-Za-z'-]*)?`)},
 	{PatternRange, regexp.MustCompile(`\b` + num + `\s?(?:-|–|—)\s?` + num + `(?:\s?(?:%|percent\b))?`)},
 	{PatternPercentage, regexp.MustCompile(`(?i)\b` + num + `\s?(?:%|percent\b|per cent\b)`)},
-	{PatternMultiplier, regexp.MustCompile(`\b\d+(?:\.\d+)?\s?[x×](?:\s|$|[.,;])`)},
+	// Multiplier: "3x", and the word after it when one follows ("3x
+	// faster"): multiplierMention decides whether it is the unit.
+	{PatternMultiplier, regexp.MustCompile(`\b\d+(?:\.\d+)?\s?[x×](?:\s+[A-Za-z][A-Za-z'-]*\b|\s|$|[.,;])`)},
 	{PatternTime, regexp.MustCompile(`(?i)\b` + num + `\s?(?:ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?)\b`)},
 	// Count: a number, an optional scale, and up to two intervening words
 	// that start with a letter before the counted noun (seed 001 rule 2).
@@ -200,6 +202,8 @@ func mention(pattern, m string) (Quantity, bool) {
 		}
 	case PatternCount:
 		return countMention(m)
+	case PatternMultiplier:
+		return multiplierMention(m)
 	case PatternRange:
 		if strings.HasPrefix(strings.ToLower(m), "between") {
 			q, err := ParseQuantity(m)
@@ -266,6 +270,46 @@ func countMention(m string) (Quantity, bool) {
 	}
 	q.Text = strings.TrimSpace(m[:loc[1]] + " " + strings.Join(words[:n], " "))
 	return q, true
+}
+
+// multiplierMention parses "3x faster". Seed 001's table gives a
+// multiplier the comparative that follows it as its unit ("3x faster" →
+// "faster"), so that "3x faster" and "3x cheaper" are claims about
+// different things and match only facts that say the same comparative. The
+// unit is the word after the "x" when it is a comparative: "more", or any
+// other alphabetic word that is not a function word, a preposition or an
+// opener ("3x the speed", "3x over five years", "grew 3x." keep unit "x").
+// A fact taken from text (lint.FactsFromText) is read by this same code,
+// so claim and fact agree. The seed 000 side (ParseQuantity, numcheck
+// tokens, claim tables) keeps "x": a policy compares a multiplier's value,
+// and a token "3x faster" is the quantity 3x with a word after it.
+func multiplierMention(m string) (Quantity, bool) {
+	i := strings.IndexAny(m, "x×")
+	if i < 0 {
+		return Quantity{}, false
+	}
+	_, size := utf8.DecodeRuneInString(m[i:])
+	numPart := m[:i+size]
+	q, err := ParseQuantity(numPart)
+	if err != nil {
+		return q, false
+	}
+	q.Text = numPart
+	if w := strings.ToLower(strings.TrimSpace(m[i+size:])); IsComparative(w) {
+		q.Unit, q.Text = w, m
+	}
+	return q, true
+}
+
+// IsComparative reports a lower-case word that, after a multiplier, names
+// what it multiplies ("faster", "cheaper", "more"): a multiplier's unit in
+// seed 001's table.
+func IsComparative(w string) bool {
+	if w == "more" || w == "less" || w == "fewer" {
+		return true
+	}
+	return w != "" && isUnitWord(w) && !strings.ContainsAny(w, "/'’") && !sentence.IsStopword(w) &&
+		!phraseEnders[w] && !sentence.IsCommonOpener(w)
 }
 
 // maxCountWords is the count pattern's words after the number: the
