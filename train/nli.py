@@ -416,6 +416,20 @@ def cmd_loo(args):
     print(text)
 
 
+def cmd_table(args):
+    """The leave-one-set-out table from the row files of folds run apart
+    (make model-eval runs two folds at a time, one thread each)."""
+    rows = []
+    for name in args.sets.split(","):
+        with open(os.path.join(args.out, f"row-{name}.json")) as f:
+            row = json.load(f)
+        rows.append({k: (float("nan") if v is None else v) for k, v in row.items()})
+    text = table(rows)
+    with open(os.path.join(args.out, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
 def cmd_fit(args):
     records = subsample(load_pairs(args.pairs), args.train_per_set, args.seed, True)
     tok, model = fit(records, args)
@@ -452,8 +466,11 @@ def main():
         if name == "loo":
             p.add_argument("--sets", default="", help="comma-separated sets to leave out in turn (default: every set of --pairs); training uses every other set of --pairs")
             p.add_argument("--test-per-set", type=int, default=0, help="claims drawn from the held-out set (0: all)")
+    p = sub.add_parser("table")
+    p.add_argument("--out", required=True, help="the folder of loo's row-<set>.json files")
+    p.add_argument("--sets", required=True, help="comma-separated held-out sets, in table order")
     args = ap.parse_args()
-    {"loo": cmd_loo, "fit": cmd_fit}[args.cmd](args)
+    {"loo": cmd_loo, "fit": cmd_fit, "table": cmd_table}[args.cmd](args)
 
 
 if __name__ == "__main__":
