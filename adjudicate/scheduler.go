@@ -16,6 +16,35 @@ type SchedulerOptions struct {
 	Backoff   time.Duration // first retry delay, doubling; default 50ms (negative: none)
 }
 
+// Resolve is o with its zero fields given their defaults for v (the batch
+// size v prefers, else 32; one worker; ...): what Schedule runs with.
+func (o SchedulerOptions) Resolve(v Verifier) SchedulerOptions {
+	if o.BatchSize <= 0 {
+		o.BatchSize = 32
+		if bs, ok := v.(BatchSizer); ok && bs.PreferredBatchSize() > 0 {
+			o.BatchSize = bs.PreferredBatchSize()
+		}
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = 20 * time.Millisecond
+	}
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	if o.Retries == 0 {
+		o.Retries = 2
+	}
+	if o.Backoff == 0 {
+		o.Backoff = 50 * time.Millisecond
+	}
+	return o
+}
+
+// Ahead is how many jobs a producer should hold ready for Schedule (resolved
+// options): a full batch for every worker, so that no worker's next batch
+// waits for its jobs to be made while the others verify.
+func (o SchedulerOptions) Ahead() int { return max(1, o.BatchSize) * max(1, o.Workers) }
+
 // Job is what the scheduler carries: a pair to verify and the caller's item
 // (a claim, say) that travels with it to the result.
 type Job[T any] struct {
@@ -57,24 +86,7 @@ func (b *batch[T]) pairs() []Pair {
 // input is closed and every result emitted, when emit returns an error, or
 // when ctx is cancelled (returning ctx's error).
 func Schedule[T any](ctx context.Context, v Verifier, in <-chan Job[T], opts SchedulerOptions, emit func(Result[T]) error) error {
-	if opts.BatchSize <= 0 {
-		opts.BatchSize = 32
-		if bs, ok := v.(BatchSizer); ok && bs.PreferredBatchSize() > 0 {
-			opts.BatchSize = bs.PreferredBatchSize()
-		}
-	}
-	if opts.MaxWait <= 0 {
-		opts.MaxWait = 20 * time.Millisecond
-	}
-	if opts.Workers <= 0 {
-		opts.Workers = 1
-	}
-	if opts.Retries == 0 {
-		opts.Retries = 2
-	}
-	if opts.Backoff == 0 {
-		opts.Backoff = 50 * time.Millisecond
-	}
+	opts = opts.Resolve(v)
 	ctx, cancel := context.WithCancel(ctx)
 	// No goroutine started here outlives Schedule: callers may release what
 	// the verifier uses (an index, a session) as soon as it returns.

@@ -247,3 +247,24 @@ func TestEmitErrorDoesNotWaitForTheRest(t *testing.T) {
 	err := adjudicate.Schedule(context.Background(), &echo{}, in, adjudicate.SchedulerOptions{BatchSize: 2}, func(adjudicate.Result[int]) error { return stop })
 	assert.ErrorIs(t, err, stop)
 }
+
+// preferring is a verifier with a preferred batch size.
+type preferring struct {
+	echo
+	size int
+}
+
+func (p *preferring) PreferredBatchSize() int { return p.size }
+
+// Resolve gives the zero options the verifier's batch size and one worker
+// (what Schedule runs with); Ahead is a full batch per worker.
+func TestResolveAndAhead(t *testing.T) {
+	o := adjudicate.SchedulerOptions{}.Resolve(&preferring{size: 48})
+	assert.Equal(t, 48, o.BatchSize)
+	assert.Equal(t, 1, o.Workers)
+	assert.Equal(t, 48, o.Ahead())
+	o = adjudicate.SchedulerOptions{BatchSize: 5, Workers: 4}.Resolve(&preferring{size: 48})
+	assert.Equal(t, 5, o.BatchSize, "an explicit batch size wins")
+	assert.Equal(t, 20, o.Ahead())
+	assert.Equal(t, 32, adjudicate.SchedulerOptions{}.Resolve(&echo{}).BatchSize, "no preference: 32")
+}

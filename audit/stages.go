@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strings"
-	"sync"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
@@ -107,11 +105,14 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan adjudicate.Job[item], 256)
+	// The queues are sized from the scheduler's batch and workers: a full
+	// batch ready for every worker, and as many claims again in retrieval.
+	sched := adjudicate.SchedulerOptions{BatchSize: o.BatchSize, Workers: o.Workers}.Resolve(v)
+	jobs := make(chan adjudicate.Job[item], sched.Ahead())
 	readErr := make(chan error, 1)
-	go func() { readErr <- o.feed(ctx, ix, in.gold, jobs) }()
+	go func() { readErr <- o.feed(ctx, ix, in.gold, jobs, sched.Ahead()) }()
 	done := 0
-	err = adjudicate.Schedule(ctx, v, jobs, adjudicate.SchedulerOptions{BatchSize: o.BatchSize, Workers: o.Workers},
+	err = adjudicate.Schedule(ctx, v, jobs, sched,
 		func(r adjudicate.Result[item]) error {
 			s := verified{Claim: r.Item.claim, Index: r.Item.index, Passages: r.Pair.Passages, Verdict: r.Verdict,
 				LatencyMS: float64(r.Latency.Microseconds()) / 1000, GoldEvidence: in.evidence[r.Item.claim.ID]}
@@ -157,78 +158,6 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 		o.Log.Info("verdict cache", "reused", res.CacheHits, "verified", in.total-res.CacheHits)
 	}
 	return sp, nil
-}
-
-// item is a claim on its way through the scheduler, with its position in
-// the claims file.
-type item struct {
-	claim claims.Claim
-	index int
-}
-
-// feed streams claims (a shard's only, with --shard), retrieves their
-// passages in parallel chunks (keeping order) and sends each claim with its
-// pair to the scheduler.
-func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.Label, jobs chan<- adjudicate.Job[item]) error {
-	defer close(jobs)
-	var unknown struct {
-		sync.Mutex
-		n     int
-		first []string
-	}
-	r := Retriever{Index: ix.Index, K: o.K, UnknownCite: func(claimID, citeID string) {
-		unknown.Lock()
-		defer unknown.Unlock()
-		unknown.n++
-		if len(unknown.first) < 5 {
-			unknown.first = append(unknown.first, claimID+"→"+citeID)
-		}
-	}}
-	defer func() {
-		// A cite that names nothing in the corpus is the claim's (or the
-		// corpus's) defect: said once, with the first few, never dropped
-		// silently.
-		if unknown.n > 0 {
-			o.Log.Warn("cite ids name no span or document of the corpus; those claims were retrieved by their text alone",
-				"cites", unknown.n, "first", strings.Join(unknown.first, ", "))
-		}
-	}()
-	var (
-		chunk   []claims.Claim
-		indexes []int
-		next    int // the next claim's position in the file
-	)
-	flush := func() error {
-		ps, err := r.Pairs(ctx, chunk, 0)
-		if err != nil {
-			return err
-		}
-		for i, p := range ps {
-			select {
-			case jobs <- adjudicate.Job[item]{Pair: p, Item: item{claim: chunk[i], index: indexes[i]}}:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		chunk, indexes = chunk[:0], indexes[:0]
-		return nil
-	}
-	err := claims.Scan(ctx, o.ClaimsPath, gold, func(c claims.Claim) error {
-		i := next
-		next++
-		if !o.Shard.Holds(c.ID) {
-			return nil
-		}
-		chunk, indexes = append(chunk, c), append(indexes, i)
-		if len(chunk) == 64 {
-			return flush()
-		}
-		return nil
-	})
-	if err == nil {
-		err = flush()
-	}
-	return err
 }
 
 // calibration is what the calibrate stage decided: the temperature of
