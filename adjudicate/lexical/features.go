@@ -5,12 +5,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/blevesearch/go-porterstemmer"
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/memo"
 	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/sentence"
 )
@@ -441,47 +441,21 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 }
 
 // passageCache keeps passages already analysed: one run retrieves the same
-// passages for many claims (100k claims over 37k passages analyse each
-// about thirteen times). Two generations of at most half the capacity
-// each bound its memory; a passage used in the last half-capacity misses
-// stays. A nil cache analyses every time.
-type passageCache struct {
-	mu        sync.Mutex
-	half      int
-	cur, prev map[string]*doc
-}
+// passages for many claims (100k generated claims read 100k passages, of
+// 16k distinct). Bounded by entry count (memo's clock eviction), so a run
+// whose passages fit analyses each once. A nil cache analyses every time.
+type passageCache struct{ m *memo.Cache[string, *doc] }
 
 func newPassageCache(capacity int) *passageCache {
-	return &passageCache{half: max(1, capacity/2), cur: map[string]*doc{}}
+	return &passageCache{m: memo.New[string, *doc](capacity)}
 }
 
 func (c *passageCache) get(text string) doc {
+	analysed := func() *doc { d := withSentences(analyse(text)); return &d }
 	if c == nil {
-		return withSentences(analyse(text))
+		return *analysed()
 	}
-	c.mu.Lock()
-	d, ok := c.cur[text]
-	if !ok {
-		if d, ok = c.prev[text]; ok {
-			c.put(text, d)
-		}
-	}
-	c.mu.Unlock()
-	if ok {
-		return *d
-	}
-	a := withSentences(analyse(text))
-	c.mu.Lock()
-	c.put(text, &a)
-	c.mu.Unlock()
-	return a
-}
-
-func (c *passageCache) put(text string, d *doc) {
-	if len(c.cur) >= c.half {
-		c.prev, c.cur = c.cur, make(map[string]*doc, c.half)
-	}
-	c.cur[text] = d
+	return *c.m.Get(text, analysed)
 }
 
 // claimOnly sets the features that need no evidence.
