@@ -236,7 +236,8 @@ func (o *Options) branches(sourceID string) int {
 // factCache keeps the numeric facts of passages already read: a run
 // retrieves the same passages for many claims. Keyed by passage id (one
 // index per run) and bounded by entry count (memo's clock eviction), so a
-// run whose passages fit reads each once. A nil cache reads every time.
+// run whose passages fit reads each once, and the words of its facts
+// once (lint.Prepare). A nil cache reads every time.
 type factCache struct {
 	m *memo.Cache[string, []lint.Fact]
 }
@@ -246,7 +247,7 @@ func newFactCache(capacity int) *factCache {
 }
 
 func (c *factCache) facts(id, text string) []lint.Fact {
-	read := func() []lint.Fact { return lint.FactsFromText(id, text) }
+	read := func() []lint.Fact { return lint.Prepare(lint.FactsFromText(id, text)) }
 	if c == nil {
 		return read()
 	}

@@ -28,6 +28,7 @@ type Fact struct {
 	// sentence and the one before it for a passage. Empty means Description.
 	Context  string           `json:"context,omitempty"`
 	quantity numeric.Quantity // parsed, for policies
+	words    *factWords       // read once by Prepare
 }
 
 // FactsFromText turns every numeric mention in a passage into a fact
@@ -131,7 +132,7 @@ func similarity(context string, q numeric.Quantity, f Fact, relTol float64) (flo
 }
 
 func similarityUnder(context map[string]bool, q numeric.Quantity, f Fact, opts MatchOptions) (float64, bool) {
-	score := jaccardSet(context, f.Description) * 0.5
+	score := jaccardWords(context, f.contentWords()) * 0.5
 	var ok bool
 	if opts.Policy == "" {
 		ok = q.HoldsFor(f.Value, opts.RelTol)
@@ -165,7 +166,11 @@ func wordSet(a string) map[string]bool {
 
 // jaccardSet is Jaccard with the first text's words counted once.
 func jaccardSet(set map[string]bool, b string) float64 {
-	wb := extract.ContentWords(b)
+	return jaccardWords(set, extract.ContentWords(b))
+}
+
+// jaccardWords is jaccardSet of the second text's content words.
+func jaccardWords(set map[string]bool, wb []string) float64 {
 	if len(set) == 0 && len(wb) == 0 {
 		return 0
 	}
@@ -296,7 +301,7 @@ func VerifyMention(context string, m numeric.Mention, facts []Fact, opts MatchOp
 		default:
 			if r := yearsDisagree(claimYears, f.Years); r != "" {
 				reason = DisagreeYear + ": " + r
-			} else if r := entityDisagrees(entity, *f); r != "" {
+			} else if r := entityDisagrees(entity, f); r != "" {
 				reason = DisagreeEntity + ": " + r
 			}
 		}
@@ -451,16 +456,9 @@ func sentenceOf(context string, m numeric.Mention) (string, numeric.Mention) {
 // disagree on an entity: it only needs one content word in common with the
 // claim's sentence ("ISL includes 25 built-in rules"), so that a unit alone
 // ("%") does not tie a claim to a fact about something else.
-func entityDisagrees(e entity, f Fact) string {
-	ctx := f.Context
-	if ctx == "" {
-		ctx = f.Description
-	}
-	have := map[string]bool{}
-	for _, w := range wordsOf(ctx) {
-		have[stem(w)] = true
-	}
-	if e.factNamesOnly && !entityWords(ctx, numeric.Mention{}).names {
+func entityDisagrees(e entity, f *Fact) string {
+	have := f.contextStems()
+	if e.factNamesOnly && !f.contextNamesEntity() {
 		for _, w := range e.content {
 			if have[w] {
 				return ""

@@ -55,6 +55,9 @@ type doc struct {
 	// sentences of a passage with their negation flags and words, so
 	// negation and antonyms are judged where the claim is stated.
 	sentences []sentenceInfo
+	// facts are a passage's numbers as the numeric check reads them,
+	// their words read once (lint.Prepare).
+	facts []lint.Fact
 }
 
 type sentenceInfo struct {
@@ -153,6 +156,10 @@ func withSentences(d doc) doc {
 		}
 		d.sentences = append(d.sentences, si)
 	}
+	for _, m := range d.numbers {
+		d.facts = append(d.facts, lint.Fact{ID: "p", Description: d.text, Value: m.Value, Unit: m.Unit, Text: m.Text})
+	}
+	d.facts = lint.Prepare(d.facts)
 	return d
 }
 
@@ -325,11 +332,7 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 				f[9] = 1
 			}
 		}
-		var facts []lint.Fact
-		for _, m := range p.numbers {
-			facts = append(facts, lint.Fact{ID: "p", Description: p.text, Value: m.Value, Unit: m.Unit, Text: m.Text})
-		}
-		switch lint.VerifyNumeric(c.text, facts, lint.MatchOptions{}).Status {
+		switch lint.VerifyNumeric(c.text, p.facts, lint.MatchOptions{}).Status {
 		case lint.NumericVerified:
 			f[10] = 1
 		case lint.NumericMismatch:
