@@ -16,9 +16,10 @@ build:
 	$(GO) build -o $(BIN)/audit ./cmd/audit
 
 ## test: the whole suite (the README's test command; CI runs it). The onnx
-## backend's tests need ONNX Runtime: `make ort` fetches it first.
+## backend's tests need ONNX Runtime: `make ort` fetches it first. DATA=folder
+## (the real sets, see below) adds the number scanner's comparison on them.
 test: ort tokenizer-ref chromium
-	ORT_LIB=$(ORT_LIB) TOKENIZER_REF=$(TOKENIZER_REF) $(GO) test -count=1 -timeout 20m ./...
+	DATA=$(DATA) ORT_LIB=$(ORT_LIB) TOKENIZER_REF=$(TOKENIZER_REF) $(GO) test -count=1 -timeout 20m ./...
 
 race: ort tokenizer-ref chromium
 	ORT_LIB=$(ORT_LIB) TOKENIZER_REF=$(TOKENIZER_REF) $(GO) test -race -count=1 -timeout 30m ./...
