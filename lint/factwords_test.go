@@ -33,19 +33,22 @@ func checkJSON(t *testing.T, c NumericCheck) string {
 	return string(b)
 }
 
-// Prepared facts give every claim the check unprepared ones give, with and
-// without the sentence entity guard, and a fact changed after Prepare is
-// read again.
+// Prepared facts, and a claim prepared once for many passages, give the
+// check VerifyNumeric gives, with and without the sentence entity guard;
+// a fact changed after Prepare is read again.
 func TestPrepareChangesNoCheck(t *testing.T) {
 	docs, claims := demoTexts(t, "corpus.jsonl"), demoTexts(t, "claims.jsonl")
-	checked, matched := 0, 0
+	plain, prepared := map[int][]Fact{}, map[int][]Fact{}
 	for i, doc := range docs[:60] {
-		plain := FactsFromText("p", doc)
-		prepared := Prepare(FactsFromText("p", doc))
-		for _, claim := range claims[i : i+40] {
-			for _, opts := range []MatchOptions{{}, {Policy: "auto", SentenceEntity: true}} {
-				want := VerifyNumeric(claim, plain, opts)
-				require.Equal(t, checkJSON(t, want), checkJSON(t, VerifyNumeric(claim, prepared, opts)), "%q vs %q", claim, doc)
+		plain[i], prepared[i] = FactsFromText("p", doc), Prepare(FactsFromText("p", doc))
+	}
+	checked, matched := 0, 0
+	for _, claim := range claims[:200] {
+		for _, opts := range []MatchOptions{{}, {Policy: "auto", SentenceEntity: true}} {
+			cc := PrepareClaim(claim, opts)
+			for i := range docs[:60] {
+				want := VerifyNumeric(claim, plain[i], opts)
+				require.Equal(t, checkJSON(t, want), checkJSON(t, cc.Verify(prepared[i])), "%q vs %q", claim, docs[i])
 				checked++
 				if want.Fact != nil {
 					matched++
@@ -54,7 +57,7 @@ func TestPrepareChangesNoCheck(t *testing.T) {
 		}
 	}
 	assert.Greater(t, matched, 30, "facts match claims")
-	assert.Greater(t, checked, 4000)
+	assert.Greater(t, checked, 20000)
 
 	facts := Prepare(FactsFromText("p", "Meridian Rail carried 48.2 million passengers in 2023."))
 	claim := "Northwind Rail carried 48.2 million passengers in 2023."

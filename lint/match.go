@@ -211,12 +211,7 @@ func FindMatchingFact(context string, value float64, unit string, facts []Fact, 
 // fact satisfies the claim (its value within tolerance, or inside the bound
 // the claim states), mismatch otherwise.
 func VerifyNumeric(claimText string, facts []Fact, opts MatchOptions) NumericCheck {
-	m, ok := numeric.FirstMention(claimText)
-	if !ok {
-		opts.defaults()
-		return NumericCheck{Status: NumericUnverifiable, Policy: policyName(opts), Reason: "the claim states no number"}
-	}
-	return VerifyMention(claimText, m, facts, opts)
+	return PrepareClaim(claimText, opts).Verify(facts)
 }
 
 func policyName(o MatchOptions) string {
@@ -267,20 +262,56 @@ func agrees(q numeric.Quantity, f Fact, opts MatchOptions) (ok bool, why, policy
 // the claim's entity. When the best-scoring fact fails one of those, the
 // check is unverifiable and says which.
 func VerifyMention(context string, m numeric.Mention, facts []Fact, opts MatchOptions) NumericCheck {
+	return PrepareMention(context, m, opts).Verify(facts)
+}
+
+// ClaimCheck is a claimed number with what matching reads of its claim
+// (years, entity, words), read once for a claim checked against several
+// passages' facts.
+type ClaimCheck struct {
+	m          numeric.Mention
+	opts       MatchOptions
+	noNumber   bool
+	claimYears []int
+	entity     entity
+	words      map[string]bool
+}
+
+// PrepareClaim is VerifyNumeric's reading of a claim, for Verify.
+func PrepareClaim(claimText string, opts MatchOptions) *ClaimCheck {
+	m, ok := numeric.FirstMention(claimText)
+	if !ok {
+		opts.defaults()
+		return &ClaimCheck{opts: opts, noNumber: true}
+	}
+	return PrepareMention(claimText, m, opts)
+}
+
+// PrepareMention is VerifyMention's reading of a mention and its context.
+func PrepareMention(context string, m numeric.Mention, opts MatchOptions) *ClaimCheck {
 	opts.defaults()
-	q := m.Quantity
-	check := NumericCheck{Policy: policyName(opts), Claim: m.Text, Comparator: q.Cmp, Negated: q.Negated}
-	claimYears := numeric.YearsIn(context)
-	entity := entityWords(context, m)
+	c := &ClaimCheck{m: m, opts: opts, claimYears: numeric.YearsIn(context), entity: entityWords(context, m)}
 	if opts.SentenceEntity {
 		own, om := sentenceOf(context, m)
-		entity = entityWords(own, om)
-		entity.factNamesOnly = true
+		c.entity = entityWords(own, om)
+		c.entity.factNamesOnly = true
 		for _, w := range extract.ContentWords(own) {
-			entity.content = append(entity.content, stem(w))
+			c.entity.content = append(c.entity.content, stem(w))
 		}
 	}
-	words := wordSet(context)
+	c.words = wordSet(context)
+	return c
+}
+
+// Verify is VerifyNumeric (or VerifyMention) of the prepared claim
+// against facts.
+func (c *ClaimCheck) Verify(facts []Fact) NumericCheck {
+	if c.noNumber {
+		return NumericCheck{Status: NumericUnverifiable, Policy: policyName(c.opts), Reason: "the claim states no number"}
+	}
+	m, opts, claimYears, entity, words := c.m, c.opts, c.claimYears, c.entity, c.words
+	q := m.Quantity
+	check := NumericCheck{Policy: policyName(opts), Claim: m.Text, Comparator: q.Cmp, Negated: q.Negated}
 	var best, nearest *Fact
 	bestScore, nearestScore, why := 0.0, 0.0, ""
 	for i := range facts {

@@ -227,6 +227,9 @@ type claimInfo struct {
 	absolute  bool
 	idf       map[string]float64
 	tokens    []token // content words in order, with their kinds
+	// numericCheck is the claim's first number read for the numeric
+	// check, once for all its passages (nil without a number).
+	numericCheck *lint.ClaimCheck
 }
 
 // token is one content word of a claim: its stem and its kind.
@@ -256,6 +259,9 @@ func analyseClaim(text string, stats Stats) claimInfo {
 			k = kindEntity
 		}
 		c.tokens = append(c.tokens, token{stem(lw), k})
+	}
+	if len(c.numbers) > 0 {
+		c.numericCheck = lint.PrepareMention(text, c.numbers[0], lint.MatchOptions{})
 	}
 	c.idf = map[string]float64{}
 	for _, s := range c.stems {
@@ -332,7 +338,7 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 				f[9] = 1
 			}
 		}
-		switch lint.VerifyNumeric(c.text, p.facts, lint.MatchOptions{}).Status {
+		switch c.numericCheck.Verify(p.facts).Status {
 		case lint.NumericVerified:
 			f[10] = 1
 		case lint.NumericMismatch:
