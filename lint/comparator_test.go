@@ -45,7 +45,8 @@ func TestVerifyNumericAgreement(t *testing.T) {
 	}{
 		{"Meridian Air carried 48.2 million passengers in 2023.", NumericUnverifiable, DisagreeEntity},
 		{"Northwind Rail carried 48.2 million passengers in 2023.", NumericVerified, ""},
-		{"Northwind Rail carried 48.2 million tonnes in 2023.", NumericUnverifiable, DisagreeUnit},
+		// A fact in other units is skipped, not named as the nearest.
+		{"Northwind Rail carried 48.2 million tonnes in 2023.", NumericUnverifiable, ""},
 		{"Northwind Rail carried 48.2 million passengers in 2021.", NumericUnverifiable, DisagreeYear},
 		// The entity is named in the sentence before the fact.
 		{"Northwind Rail had a punctuality of 91%.", NumericVerified, ""},
@@ -54,5 +55,9 @@ func TestVerifyNumericAgreement(t *testing.T) {
 		c := VerifyNumeric(tt.claim, facts, MatchOptions{})
 		assert.Equal(t, tt.status, c.Status, "%s: %s", tt.claim, c.Reason)
 		assert.Equal(t, tt.disagree, c.Disagreement, "%s: %s", tt.claim, c.Reason)
+		if tt.disagree == "" && c.Status == NumericUnverifiable {
+			assert.Nil(t, c.Nearest, tt.claim)
+			assert.Contains(t, c.Reason, "no fact about", tt.claim)
+		}
 	}
 }

@@ -38,37 +38,12 @@ func ReadFacts(ctx context.Context, r io.Reader, file string) ([]Fact, error) {
 				seen[f.ID] = rec.Line
 			}
 		}
-		raw := rec.Raw("value")
-		switch jsonl.KindOf(raw) {
-		case "number":
-			v, err := strconv.ParseFloat(string(raw), 64)
-			if err != nil {
-				rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrRange, "number %s out of range", raw))
-			}
-			f.Value = v
-			f.quantity = numeric.Quantity{Kind: numeric.KindNumber, Value: v, Payload: v, Scale: 1}
-			if f.Text == "" {
-				f.Text = string(raw)
-			}
-		case "string":
-			var s string
-			_ = json.Unmarshal(raw, &s)
-			q, err := numeric.ParseQuantity(s)
-			if err != nil {
-				rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrWrongType, "%v", err))
-			}
-			f.Value, f.Unit, f.quantity = q.Value, q.Unit, q
-			if f.Text == "" {
-				f.Text = s
-			}
-		case "nothing", "null":
-			rec.Fail("value", 0, jsonl.Errorf(jsonl.ErrMissingField, "required value is missing"))
-		default:
-			rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrWrongType, "expected number or string, got %s", jsonl.KindOf(raw)))
-		}
+		readFactValue(&rec, &f)
 		if hasUnit && unit != "" {
 			unit, _ = numeric.CanonicalUnit(unit)
-			if f.Unit != "" && f.Unit != unit {
+			// A multiplier's comparative may be given as its unit: "3x" with unit "faster".
+			refines := f.Unit == "x" && f.quantity.Kind == numeric.KindMultiplier && numeric.IsComparative(unit)
+			if f.Unit != "" && f.Unit != unit && !refines {
 				rec.Fail("unit", rec.Col("unit"), fmt.Errorf("unit %q disagrees with the value's %q", unit, f.Unit))
 			}
 			f.Unit = unit
@@ -108,4 +83,41 @@ func ReadFactsFile(ctx context.Context, path string) ([]Fact, error) {
 	}
 	defer f.Close()
 	return ReadFacts(ctx, f, path)
+}
+
+// readFactValue reads a fact's value: a number, or a numeric expression
+// that brings its unit ("94%", "$29", "3x faster").
+func readFactValue(rec *jsonl.Record, f *Fact) {
+	raw := rec.Raw("value")
+	switch jsonl.KindOf(raw) {
+	case "number":
+		v, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrRange, "number %s out of range", raw))
+		}
+		f.Value = v
+		f.quantity = numeric.Quantity{Kind: numeric.KindNumber, Value: v, Payload: v, Scale: 1}
+		if f.Text == "" {
+			f.Text = string(raw)
+		}
+	case "string":
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		q, err := numeric.ParseQuantity(s)
+		if err != nil {
+			rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrWrongType, "%v", err))
+		}
+		f.Value, f.Unit, f.quantity = q.Value, q.Unit, q
+		if m, ok := numeric.FirstMention(s); ok && q.Kind == numeric.KindMultiplier && m.Pattern == numeric.PatternMultiplier {
+			// "3x faster": the comparative is the unit, as in a claim.
+			f.Unit, f.quantity.Unit = m.Unit, m.Unit
+		}
+		if f.Text == "" {
+			f.Text = s
+		}
+	case "nothing", "null":
+		rec.Fail("value", 0, jsonl.Errorf(jsonl.ErrMissingField, "required value is missing"))
+	default:
+		rec.Fail("value", rec.Col("value"), jsonl.Errorf(jsonl.ErrWrongType, "expected number or string, got %s", jsonl.KindOf(raw)))
+	}
 }

@@ -16,6 +16,10 @@ func FuzzReadFacts(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = facts
+		for _, fact := range facts {
+			if fact.ID == "" {
+				t.Fatalf("accepted a fact without an id: %+v", fact)
+			}
+		}
 	})
 }

@@ -90,6 +90,7 @@ func TestClaimTypeOrder(t *testing.T) {
 		{"average of 94%", "%", numeric.PatternAverage, TypeAverage},
 		{"average of 3x", "x", numeric.PatternAverage, TypeAverage},
 		{"3x", "x", numeric.PatternMultiplier, TypeMultiplier},
+		{"3x faster", "faster", numeric.PatternMultiplier, TypeMultiplier},
 		{"94%", "%", numeric.PatternPercentage, TypePercentage},
 		{"94 percent", "percent", numeric.PatternPercentage, TypePercentage},
 		{"25 built-in rules", "rules", numeric.PatternCount, TypeCount},
@@ -128,7 +129,7 @@ func TestSoftenTable(t *testing.T) {
 		{count, TypeCount, Moderate, "25+ rules"},
 		{count, TypeCount, Aggressive, "dozens of rules"},
 		{numeric.FindNumbers("average of 94%")[0], TypeAverage, Conservative, "average of approximately 94%"},
-		{numeric.FindNumbers("3x faster")[0], TypeMultiplier, Moderate, "around 3x"},
+		{numeric.FindNumbers("3x faster")[0], TypeMultiplier, Moderate, "around 3x faster"},
 		{numeric.FindNumbers("100ms")[0], TypeTime, Aggressive, "up to 100ms"},
 	}
 	for _, tt := range tests {
@@ -197,4 +198,29 @@ func TestReadFacts(t *testing.T) {
 	assert.Equal(t, "dollars", facts[2].Unit)
 	assert.Equal(t, []int{2025}, facts[2].Years)
 	assert.Contains(t, list.Error(), "facts.jsonl:4")
+}
+
+// A multiplier fact names its comparative as a claim does: "3x faster" as
+// the value, or "3x" (or 3) with unit "faster"; another kind's unit still
+// disagrees.
+func TestReadFactsMultiplier(t *testing.T) {
+	in := `{"id":"a","description":"build speed","value":"3x faster"}
+{"id":"b","description":"build speed","value":"3x","unit":"faster"}
+{"id":"c","description":"build cost","value":2,"unit":"cheaper"}
+{"id":"d","description":"build speed","value":"3x"}
+{"id":"e","description":"accuracy","value":"94%","unit":"faster"}
+`
+	facts, err := ReadFacts(context.Background(), strings.NewReader(in), "facts.jsonl")
+	var list *jsonl.ErrorList
+	require.ErrorAs(t, err, &list)
+	assert.Equal(t, 1, list.Total)
+	assert.Contains(t, list.Error(), "facts.jsonl:5")
+	require.Len(t, facts, 4)
+	for i, unit := range []string{"faster", "faster", "cheaper", "x"} {
+		assert.Equal(t, unit, facts[i].Unit, facts[i].ID)
+	}
+	// Claim and fact read "3x faster" alike, so the claim verifies.
+	fs := Lint("Builds are 3x faster now.", facts[:1], LintOptions{})
+	require.Len(t, fs, 1)
+	assert.Equal(t, NumericVerified, fs[0].Check.Status, fs[0].Check.Reason)
 }

@@ -93,10 +93,10 @@ const (
 	NumericOutdated = "outdated"
 )
 
-// What kept a fact from matching a claim.
+// What kept a fact from matching a claim. (A fact whose unit differs is
+// skipped, as seed 001 says, not named as a disagreement.)
 const (
 	DisagreeYear   = "year"
-	DisagreeUnit   = "unit"
 	DisagreeEntity = "entity"
 )
 
@@ -109,8 +109,9 @@ type NumericCheck struct {
 	Claim      string             `json:"claim_value,omitempty"` // the claimed number as written
 	Comparator numeric.Comparator `json:"comparator,omitempty"`
 	Negated    bool               `json:"negated,omitempty"`
-	// Disagreement names what kept the nearest fact from matching (year,
-	// unit or entity) when no fact matched; Nearest is that fact.
+	// Disagreement names what kept the nearest fact from matching (year
+	// or entity) when no fact matched; Nearest is that fact. Facts whose
+	// unit differs are skipped and never named here.
 	Disagreement string `json:"disagreement,omitempty"`
 	Nearest      *Fact  `json:"nearest,omitempty"`
 	Reason       string `json:"reason"`
@@ -256,8 +257,9 @@ func agrees(q numeric.Quantity, f Fact, opts MatchOptions) (ok bool, why, policy
 }
 
 // VerifyMention checks one numeric mention of context against facts. A
-// fact matches (seed 001: similarity >= MinSimilarity, units equal when
-// both have one) only if it also agrees with the claim beyond the value:
+// fact whose unit differs from the claim's is skipped (seed 001 rule 1). A
+// fact matches (seed 001: similarity >= MinSimilarity) only if it also
+// agrees with the claim beyond the value:
 // their years intersect when both name years, and the fact's context names
 // the claim's entity. When the best-scoring fact fails one of those, the
 // check is unverifiable and says which.
@@ -316,25 +318,17 @@ func (c *ClaimCheck) Verify(facts []Fact) NumericCheck {
 	bestScore, nearestScore, why := 0.0, 0.0, ""
 	for i := range facts {
 		f := &facts[i]
+		// Seed 001 rule 1: a fact whose unit differs from the claim's is
+		// skipped, so it is never the nearest fact either.
 		s, unitsAgree := similarityUnder(words, q, *f, opts)
-		if s < opts.MinSimilarity && unitsAgree {
+		if !unitsAgree || s < opts.MinSimilarity {
 			continue
 		}
 		reason := ""
-		switch {
-		case !unitsAgree:
-			// Scored as if the units agreed, to name the nearest fact.
-			if s+0.3 < opts.MinSimilarity {
-				continue
-			}
-			s += 0.3
-			reason = fmt.Sprintf("%s: the claim counts %q, the fact %q", DisagreeUnit, q.Unit, f.Unit)
-		default:
-			if r := yearsDisagree(claimYears, f.Years); r != "" {
-				reason = DisagreeYear + ": " + r
-			} else if r := entityDisagrees(entity, f); r != "" {
-				reason = DisagreeEntity + ": " + r
-			}
+		if r := yearsDisagree(claimYears, f.Years); r != "" {
+			reason = DisagreeYear + ": " + r
+		} else if r := entityDisagrees(entity, f); r != "" {
+			reason = DisagreeEntity + ": " + r
 		}
 		if reason != "" {
 			if nearest == nil || s > nearestScore {

@@ -2,6 +2,7 @@ package numeric
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -147,4 +148,27 @@ func TestShortestFormatting(t *testing.T) {
 	d := Check(PolicyRatio, PolicyParams{}, "0.285", "28.5%")
 	assert.True(t, d.Verified, d.Reason)
 	assert.NotContains(t, d.Reason, "00000")
+}
+
+// TestFailClosedUnderEveryPolicy: parsing fails closed before any policy
+// decides, so the breaches verify under no built-in policy, alone
+// or all of them together as one set (R = 1 if any mode holds).
+func TestFailClosedUnderEveryPolicy(t *testing.T) {
+	breaches := []struct{ claim, token string }{
+		{"5", "five point seven"},
+		{"5.7", "5.7 or 9"},
+		{"2024", "2024 and 2025"},
+		{"1", "1 in 4"},
+		{"5.7", "5.7abc"},
+	}
+	var none PolicySet
+	names := append(append([]string(nil), Policies...), "round0", "round1", "round2")
+	for _, b := range breaches {
+		for _, name := range append(names, strings.Join(names, ",")) {
+			p, err := none.Resolve(name, PolicyParams{})
+			require.NoError(t, err, name)
+			d := p.Check(b.claim, b.token)
+			assert.False(t, d.Verified, "policy %s: claim %q token %q verified: %s", name, b.claim, b.token, d.Reason)
+		}
+	}
 }

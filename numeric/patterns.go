@@ -193,6 +193,8 @@ func mention(pattern, m string) (Quantity, bool) {
 		}
 	case PatternCount:
 		return countMention(m)
+	case PatternMultiplier:
+		return multiplierMention(m)
 	case PatternRange:
 		if strings.HasPrefix(strings.ToLower(m), "between") {
 			q, err := ParseQuantity(m)
@@ -259,6 +261,46 @@ func countMention(m string) (Quantity, bool) {
 	}
 	q.Text = strings.TrimSpace(m[:n] + " " + strings.Join(words[:nw], " "))
 	return q, true
+}
+
+// multiplierMention parses "3x faster". Seed 001's table gives a
+// multiplier the comparative that follows it as its unit ("3x faster" →
+// "faster"), so that "3x faster" and "3x cheaper" are claims about
+// different things and match only facts that say the same comparative. The
+// unit is the word after the "x" when it is a comparative: "more", or any
+// other alphabetic word that is not a function word, a preposition or an
+// opener ("3x the speed", "3x over five years", "grew 3x." keep unit "x").
+// A fact taken from text (lint.FactsFromText) is read by this same code,
+// so claim and fact agree. The seed 000 side (ParseQuantity, numcheck
+// tokens, claim tables) keeps "x": a policy compares a multiplier's value,
+// and a token "3x faster" is the quantity 3x with a word after it.
+func multiplierMention(m string) (Quantity, bool) {
+	i := strings.IndexAny(m, "x×")
+	if i < 0 {
+		return Quantity{}, false
+	}
+	_, size := utf8.DecodeRuneInString(m[i:])
+	numPart := m[:i+size]
+	q, err := ParseQuantity(numPart)
+	if err != nil {
+		return q, false
+	}
+	q.Text = numPart
+	if w := strings.ToLower(strings.TrimSpace(m[i+size:])); IsComparative(w) {
+		q.Unit, q.Text = w, m
+	}
+	return q, true
+}
+
+// IsComparative reports a lower-case word that, after a multiplier, names
+// what it multiplies ("faster", "cheaper", "more"): a multiplier's unit in
+// seed 001's table.
+func IsComparative(w string) bool {
+	if w == "more" || w == "less" || w == "fewer" {
+		return true
+	}
+	return w != "" && isUnitWord(w) && !strings.ContainsAny(w, "/'’") && !sentence.IsStopword(w) &&
+		!phraseEnders[w] && !sentence.IsCommonOpener(w)
 }
 
 // maxCountWords is the count pattern's words after the number: the

@@ -20,7 +20,9 @@ var patterns = []struct {
 	{PatternRange, regexp.MustCompile(`(?i)\bbetween\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?\s+and\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?(?:\s+[A-Za-z][A-Za-z'-]*)?`)},
 	{PatternRange, regexp.MustCompile(`\b` + num + `\s?(?:-|–|—)\s?` + num + `(?:\s?(?:%|percent\b))?`)},
 	{PatternPercentage, regexp.MustCompile(`(?i)\b` + num + `\s?(?:%|percent\b|per cent\b)`)},
-	{PatternMultiplier, regexp.MustCompile(`\b\d+(?:\.\d+)?\s?[x×](?:\s|$|[.,;])`)},
+	// Multiplier: "3x", and the word after it when one follows ("3x
+	// faster"): multiplierMention decides whether it is the unit.
+	{PatternMultiplier, regexp.MustCompile(`\b\d+(?:\.\d+)?\s?[x×](?:\s+[A-Za-z][A-Za-z'-]*\b|\s|$|[.,;])`)},
 	{PatternTime, regexp.MustCompile(`(?i)\b` + num + `\s?(?:ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?)\b`)},
 	// Count: a number, an optional scale, and up to two intervening words
 	// that start with a letter before the counted noun (seed 001 rule 2).

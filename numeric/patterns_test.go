@@ -15,7 +15,14 @@ func TestSeed001Patterns(t *testing.T) {
 		{"Our accuracy is 94% today.", PatternPercentage, "94%", "%"},
 		{"It ships 25 built-in rules.", PatternCount, "25 built-in rules", "rules"},
 		{"Checks finish under 100ms.", PatternTime, "100ms", "ms"},
-		{"It is 3x faster than before.", PatternMultiplier, "3x", "x"},
+		// A multiplier's unit is the comparative after it (the seed's
+		// table: "3x faster" → "faster"); without one it is "x".
+		{"It is 3x faster than before.", PatternMultiplier, "3x faster", "faster"},
+		{"Builds are 2.5× cheaper.", PatternMultiplier, "2.5× cheaper", "cheaper"},
+		{"It uses 4x more memory.", PatternMultiplier, "4x more", "more"},
+		{"Throughput grew 3x.", PatternMultiplier, "3x", "x"},
+		{"It runs at 3x the speed.", PatternMultiplier, "3x", "x"},
+		{"Sales rose 3x over two years.", PatternMultiplier, "3x", "x"},
 		{"Plans cost $29/user.", PatternMoney, "$29", "dollars"},
 		{"Plans cost $29 per user.", PatternMoney, "$29", "dollars"},
 		{"Score: 87% on the benchmark.", PatternTrustScore, "Score: 87%", "%"},
@@ -29,6 +36,10 @@ func TestSeed001Patterns(t *testing.T) {
 		assert.Equal(t, tt.match, ms[0].Text, tt.text)
 		assert.Equal(t, tt.unit, ms[0].Unit, tt.text)
 	}
+	// The seed 000 side reads the same text as the quantity 3x: unit "x".
+	q, err := ParseQuantity("3x faster")
+	require.NoError(t, err)
+	assert.Equal(t, "x", q.Unit)
 	// "under 100ms" is an upper bound on the time.
 	assert.Equal(t, CmpBelow, FindNumbers("Checks finish under 100ms.")[0].Cmp)
 	// Rule 2: up to two words that start with a letter between the number

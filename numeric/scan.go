@@ -15,7 +15,7 @@ import "strings"
 //	             [$€£]?{num}{scale}(?:\s?(?:%|percent\b))?(?:\s+[A-Za-z][A-Za-z'-]*)?
 //	range        \b{num}\s?(?:-|–|—)\s?{num}(?:\s?(?:%|percent\b))?
 //	percentage   (?i)\b{num}\s?(?:%|percent\b|per cent\b)
-//	multiplier   \b\d+(?:\.\d+)?\s?[x×](?:\s|$|[.,;])
+//	multiplier   \b\d+(?:\.\d+)?\s?[x×](?:\s+[A-Za-z][A-Za-z'-]*\b|\s|$|[.,;])
 //	time         (?i)\b{num}\s?(?:ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?)\b
 //	count        \b{num}{scale}(?:\s+[A-Za-z][A-Za-z'-]*){1,3}
 //	version      (?i)\bv(?:ersion\s)?\d+(?:\.\d+)+

@@ -230,7 +230,7 @@ func percentageEnd(s string, p int) int {
 	})
 }
 
-// multiplierEnd: \b\d+(?:\.\d+)?\s?[x×](?:\s|$|[.,;])
+// multiplierEnd: \b\d+(?:\.\d+)?\s?[x×](?:\s+[A-Za-z][A-Za-z'-]*\b|\s|$|[.,;])
 func multiplierEnd(s string, p int) int {
 	if p >= len(s) || !isDigit(s[p]) {
 		return -1
@@ -245,6 +245,9 @@ func multiplierEnd(s string, p int) int {
 		default:
 			return -1
 		}
+		if k := boundedWordEnd(s, j); k >= 0 {
+			return k
+		}
 		switch {
 		case j == len(s):
 			return j
@@ -253,6 +256,23 @@ func multiplierEnd(s string, p int) int {
 		}
 		return -1
 	})
+}
+
+// boundedWordEnd: \s+[A-Za-z][A-Za-z'-]*\b at i, or -1. The word gives
+// back its last characters until a boundary follows ("rock-" before a
+// space ends at "rock").
+func boundedWordEnd(s string, i int) int {
+	e := wordEnd(s, i, false)
+	if e < 0 {
+		return -1
+	}
+	first := spacesEnd(s, i) + 1 // the word's first letter never gives back
+	for k := e; k >= first; k-- {
+		if boundary(s, k) {
+			return k
+		}
+	}
+	return -1
 }
 
 var timeUnitWords = [...]struct {

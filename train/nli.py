@@ -81,18 +81,74 @@ def subsample(records, per_set, seed, balance):
     return out
 
 
-def training_examples(records, heads, passages_per_claim):
-    """One (passage, claim, label) per claim and kept passage: the first
-    retrieved passages (cited ones come first) carry the claim's gold label.
-    Two-way heads fold insufficient into unsupported (not supported)."""
+def gold_passages(data_dir, sets):
+    """claim id -> the texts of its gold evidence spans (training signal only:
+    `audit run` never sees them). A set's gold_details.jsonl names each
+    claim's span_ids; a set without it (SufficientFacts) keeps each claim's
+    evidence in documents named after the claim (sf_doc_<claim>_<n>)."""
+    out = {}
+    for name in sets:
+        d = os.path.join(data_dir, name)
+        if not os.path.isdir(d):
+            continue
+        docs = {}
+        with open(os.path.join(d, "corpus.jsonl"), encoding="utf-8") as f:
+            for line in f:
+                doc = json.loads(line)
+                docs[doc["doc_id"]] = doc["text"]
+        spans, by_doc = {}, {}
+        with open(os.path.join(d, "spans.jsonl"), encoding="utf-8") as f:
+            for line in f:
+                sp = json.loads(line)
+                text = docs.get(sp["doc_id"], "")[sp["start"] : sp["end"]]
+                spans[sp["span_id"]] = text
+                by_doc.setdefault(sp["doc_id"], []).append(text)
+        details = os.path.join(d, "gold_details.jsonl")
+        if os.path.exists(details):
+            with open(details, encoding="utf-8") as f:
+                for line in f:
+                    g = json.loads(line)
+                    out[g["claim_id"]] = [spans[i] for i in g.get("span_ids") or [] if spans.get(i)]
+        else:
+            for doc_id, texts in by_doc.items():
+                if doc_id.startswith("sf_doc_"):
+                    claim = "sf_" + doc_id[len("sf_doc_") :].rsplit("_", 1)[0]
+                    out.setdefault(claim, []).extend(t for t in texts if t)
+    return out
+
+
+def overlaps(passage, gold):
+    """A retrieved passage holds a gold span when one contains the other's
+    first 60 characters (passages are windows of the documents spans cut)."""
+    for g in gold:
+        head = g[:60]
+        if head and (head in passage or passage[:60] in g):
+            return True
+    return False
+
+
+def training_examples(records, heads, passages_per_claim, gold=None, gold_per_claim=0):
+    """(passage, claim, label) examples. Without gold spans: the first
+    retrieved passages carry the claim's gold label. With them: up to
+    gold_per_claim gold evidence spans carry the label, and each retrieved
+    passage carries it only if it holds a gold span; one that does not is
+    insufficient evidence (the model must learn that a passage on the
+    topic is not support). Two-way heads fold insufficient into unsupported
+    (not supported)."""
     out = []
     for r in records:
         y = LABEL_INDEX[r["label"]]
-        if heads == 2 and y == 2:
-            y = 1
         ps = [p["text"] for p in r["passages"]] or [""]
-        for text in ps[:passages_per_claim]:
-            out.append((text, r["claim"], y, r["set"]))
+        g = (gold or {}).get(r["claim_id"]) or []
+        if not gold or not g:
+            ex = [(t, y) for t in ps[:passages_per_claim]]
+        else:
+            ex = [(t, y) for t in g[:gold_per_claim]]
+            ex += [(t, y if overlaps(t, g) else 2) for t in ps[:passages_per_claim]]
+        for text, lab in ex:
+            if heads == 2 and lab == 2:
+                lab = 1
+            out.append((text, r["claim"], lab, r["set"]))
     return out
 
 
@@ -171,7 +227,9 @@ def fit(records, args, log=sys.stderr):
     base = encoder_dir(args.encoder)
     tok = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=args.heads)
-    examples = training_examples(records, args.heads, args.passages)
+    gold = gold_passages(args.data, sorted({r["set"] for r in records})) if args.data else None
+    examples = training_examples(records, args.heads, args.passages, gold, args.gold)
+    print(f"  {len(examples)} training pairs from {len(records)} claims", file=log, flush=True)
     weights = torch.tensor(sample_weights(examples, args.heads), dtype=torch.float32)
     rng = random.Random(args.seed)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
@@ -358,6 +416,20 @@ def cmd_loo(args):
     print(text)
 
 
+def cmd_table(args):
+    """The leave-one-set-out table from the row files of folds run apart
+    (make model-eval runs two folds at a time, one thread each)."""
+    rows = []
+    for name in args.sets.split(","):
+        with open(os.path.join(args.out, f"row-{name}.json")) as f:
+            row = json.load(f)
+        rows.append({k: (float("nan") if v is None else v) for k, v in row.items()})
+    text = table(rows)
+    with open(os.path.join(args.out, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
 def cmd_fit(args):
     records = subsample(load_pairs(args.pairs), args.train_per_set, args.seed, True)
     tok, model = fit(records, args)
@@ -382,6 +454,8 @@ def main():
         p.add_argument("--encoder", default="minilm-l6")
         p.add_argument("--heads", type=int, choices=(2, 3), default=3)
         p.add_argument("--passages", type=int, default=1, help="retrieved passages per claim used in training")
+        p.add_argument("--data", default="", help="folder of the sets (their gold evidence spans become training pairs; never used at test time)")
+        p.add_argument("--gold", type=int, default=1, help="gold evidence spans per claim used in training (with --data)")
         p.add_argument("--max-len", type=int, default=128)
         p.add_argument("--epochs", type=int, default=2)
         p.add_argument("--batch", type=int, default=16)
@@ -392,8 +466,11 @@ def main():
         if name == "loo":
             p.add_argument("--sets", default="", help="comma-separated sets to leave out in turn (default: every set of --pairs); training uses every other set of --pairs")
             p.add_argument("--test-per-set", type=int, default=0, help="claims drawn from the held-out set (0: all)")
+    p = sub.add_parser("table")
+    p.add_argument("--out", required=True, help="the folder of loo's row-<set>.json files")
+    p.add_argument("--sets", required=True, help="comma-separated held-out sets, in table order")
     args = ap.parse_args()
-    {"loo": cmd_loo, "fit": cmd_fit}[args.cmd](args)
+    {"loo": cmd_loo, "fit": cmd_fit, "table": cmd_table}[args.cmd](args)
 
 
 if __name__ == "__main__":

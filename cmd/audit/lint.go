@@ -22,15 +22,16 @@ checks each against a facts file (JSONL, see docs/format/facts.md):
 
   outdated      the line names its own source ("(source: X)", "according to X",
                 "[cite:X]"): taken as verified, reported as info to re-check
-  unverifiable  no fact matches it (or the nearest one is about another year,
-                unit or entity): a warning
+  unverifiable  no fact matches it (or the nearest one is about another year or
+                entity; facts in another unit are skipped): a warning
   verified      a matching fact satisfies it (within 5%, or inside the bound it
                 states: "more than 100", "up to 5%", "nearly 40%", "between X and Y")
   mismatch      a matching fact contradicts it: an error
 
-A fact matches by seed-style similarity (Jaccard of the line and the fact's
-description × 0.5, +0.3 same unit, +0.2 value agrees; at least 0.3), and must agree
-on the year and the entity when both name one.
+A fact matches by similarity (Jaccard of the line and the fact's description × 0.5,
++0.3 same unit, +0.2 value agrees; at least 0.3), and must agree on the year and the
+entity when both name one. A multiplier's unit is the comparative after it ("3x
+faster" counts "faster"; a bare "3x" counts "x").
 
 Diagnostics print as file:line: severity: message, where line is the output's line
 in the input file and the message names the line within the text. Hedged claims

@@ -65,6 +65,9 @@ func main() {
 }
 
 func run(ctx context.Context, dirs []string, index, out string, k int) error {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
 	tmp := out + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
