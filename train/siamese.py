@@ -216,8 +216,9 @@ def cmd_loo(args):
     index, feats, _ = load_features(args.features)
     os.makedirs(args.out, exist_ok=True)
     rows = []
+    extra = nli.load_pairs(args.extra_pairs) if args.extra_pairs else []
     for held in sets:
-        train = nli.subsample([r for r in records if r["set"] != held], args.train_per_set, args.seed, True)
+        train = nli.subsample([r for r in records if r["set"] != held], args.train_per_set, args.seed, True) + extra
         test = [r for r in records if r["set"] == held]
         xi, y, s = training_rows(train, gold, index, feats, args.gold, args.passages)
         head = train_head(feats[xi], y, s, args)
@@ -238,6 +239,7 @@ def cmd_fit(args):
     gold = nli.gold_passages(args.data, sorted({r["set"] for r in records}))
     index, feats, max_len = load_features(args.features)
     train = nli.subsample(records, args.train_per_set, args.seed, True)
+    train += nli.load_pairs(args.extra_pairs) if args.extra_pairs else []
     xi, y, s = training_rows(train, gold, index, feats, args.gold, args.passages)
     head = train_head(feats[xi], y, s, args)
     os.makedirs(args.out, exist_ok=True)
@@ -316,6 +318,7 @@ def main():
         p.add_argument("--heads", type=int, choices=(2, 3), default=3, help="3: supported/unsupported/insufficient; 2: supported/not")
         p.add_argument("--gold", type=int, default=1)
         p.add_argument("--passages", type=int, default=1)
+        p.add_argument("--extra-pairs", default="", help="a pairs file used in training only, every fold (the generated set); its features among --features")
         p.add_argument("--train-per-set", type=int, default=0)
         p.add_argument("--epochs", type=int, default=30)
         p.add_argument("--lr", type=float, default=1e-3)
