@@ -4,6 +4,7 @@ import (
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
 	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/memo"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/reports"
@@ -234,32 +235,23 @@ func (o *Options) branches(sourceID string) int {
 
 // factCache keeps the numeric facts of passages already read: a run
 // retrieves the same passages for many claims. Keyed by passage id (one
-// index per run); two generations of at most half the capacity each bound
-// its memory. A nil cache reads every time.
+// index per run) and bounded by entry count (memo's clock eviction), so a
+// run whose passages fit reads each once, and the words of its facts
+// once (lint.Prepare). A nil cache reads every time.
 type factCache struct {
-	half      int
-	cur, prev map[string][]lint.Fact
+	m *memo.Cache[string, []lint.Fact]
 }
 
 func newFactCache(capacity int) *factCache {
-	return &factCache{half: max(1, capacity/2), cur: map[string][]lint.Fact{}}
+	return &factCache{m: memo.New[string, []lint.Fact](capacity)}
 }
 
 func (c *factCache) facts(id, text string) []lint.Fact {
+	read := func() []lint.Fact { return lint.Prepare(lint.FactsFromText(id, text)) }
 	if c == nil {
-		return lint.FactsFromText(id, text)
+		return read()
 	}
-	f, ok := c.cur[id]
-	if !ok {
-		if f, ok = c.prev[id]; !ok {
-			f = lint.FactsFromText(id, text)
-		}
-		if len(c.cur) >= c.half {
-			c.prev, c.cur = c.cur, make(map[string][]lint.Fact, c.half)
-		}
-		c.cur[id] = f
-	}
-	return f
+	return c.m.Get(id, read)
 }
 
 // recordRules writes the rules' columns of a record: the flags (an empty

@@ -28,6 +28,7 @@ type Fact struct {
 	// sentence and the one before it for a passage. Empty means Description.
 	Context  string           `json:"context,omitempty"`
 	quantity numeric.Quantity // parsed, for policies
+	words    *factWords       // read once by Prepare
 }
 
 // FactsFromText turns every numeric mention in a passage into a fact
@@ -132,7 +133,7 @@ func similarity(context string, q numeric.Quantity, f Fact, relTol float64) (flo
 }
 
 func similarityUnder(context map[string]bool, q numeric.Quantity, f Fact, opts MatchOptions) (float64, bool) {
-	score := jaccardSet(context, f.Description) * 0.5
+	score := jaccardWords(context, f.contentWords()) * 0.5
 	var ok bool
 	if opts.Policy == "" {
 		ok = q.HoldsFor(f.Value, opts.RelTol)
@@ -166,7 +167,11 @@ func wordSet(a string) map[string]bool {
 
 // jaccardSet is Jaccard with the first text's words counted once.
 func jaccardSet(set map[string]bool, b string) float64 {
-	wb := extract.ContentWords(b)
+	return jaccardWords(set, extract.ContentWords(b))
+}
+
+// jaccardWords is jaccardSet of the second text's content words.
+func jaccardWords(set map[string]bool, wb []string) float64 {
 	if len(set) == 0 && len(wb) == 0 {
 		return 0
 	}
@@ -207,12 +212,7 @@ func FindMatchingFact(context string, value float64, unit string, facts []Fact, 
 // fact satisfies the claim (its value within tolerance, or inside the bound
 // the claim states), mismatch otherwise.
 func VerifyNumeric(claimText string, facts []Fact, opts MatchOptions) NumericCheck {
-	m, ok := numeric.FirstMention(claimText)
-	if !ok {
-		opts.defaults()
-		return NumericCheck{Status: NumericUnverifiable, Policy: policyName(opts), Reason: "the claim states no number"}
-	}
-	return VerifyMention(claimText, m, facts, opts)
+	return PrepareClaim(claimText, opts).Verify(facts)
 }
 
 func policyName(o MatchOptions) string {
@@ -264,20 +264,56 @@ func agrees(q numeric.Quantity, f Fact, opts MatchOptions) (ok bool, why, policy
 // the claim's entity. When the best-scoring fact fails one of those, the
 // check is unverifiable and says which.
 func VerifyMention(context string, m numeric.Mention, facts []Fact, opts MatchOptions) NumericCheck {
+	return PrepareMention(context, m, opts).Verify(facts)
+}
+
+// ClaimCheck is a claimed number with what matching reads of its claim
+// (years, entity, words), read once for a claim checked against several
+// passages' facts.
+type ClaimCheck struct {
+	m          numeric.Mention
+	opts       MatchOptions
+	noNumber   bool
+	claimYears []int
+	entity     entity
+	words      map[string]bool
+}
+
+// PrepareClaim is VerifyNumeric's reading of a claim, for Verify.
+func PrepareClaim(claimText string, opts MatchOptions) *ClaimCheck {
+	m, ok := numeric.FirstMention(claimText)
+	if !ok {
+		opts.defaults()
+		return &ClaimCheck{opts: opts, noNumber: true}
+	}
+	return PrepareMention(claimText, m, opts)
+}
+
+// PrepareMention is VerifyMention's reading of a mention and its context.
+func PrepareMention(context string, m numeric.Mention, opts MatchOptions) *ClaimCheck {
 	opts.defaults()
-	q := m.Quantity
-	check := NumericCheck{Policy: policyName(opts), Claim: m.Text, Comparator: q.Cmp, Negated: q.Negated}
-	claimYears := numeric.YearsIn(context)
-	entity := entityWords(context, m)
+	c := &ClaimCheck{m: m, opts: opts, claimYears: numeric.YearsIn(context), entity: entityWords(context, m)}
 	if opts.SentenceEntity {
 		own, om := sentenceOf(context, m)
-		entity = entityWords(own, om)
-		entity.factNamesOnly = true
+		c.entity = entityWords(own, om)
+		c.entity.factNamesOnly = true
 		for _, w := range extract.ContentWords(own) {
-			entity.content = append(entity.content, stem(w))
+			c.entity.content = append(c.entity.content, stem(w))
 		}
 	}
-	words := wordSet(context)
+	c.words = wordSet(context)
+	return c
+}
+
+// Verify is VerifyNumeric (or VerifyMention) of the prepared claim
+// against facts.
+func (c *ClaimCheck) Verify(facts []Fact) NumericCheck {
+	if c.noNumber {
+		return NumericCheck{Status: NumericUnverifiable, Policy: policyName(c.opts), Reason: "the claim states no number"}
+	}
+	m, opts, claimYears, entity, words := c.m, c.opts, c.claimYears, c.entity, c.words
+	q := m.Quantity
+	check := NumericCheck{Policy: policyName(opts), Claim: m.Text, Comparator: q.Cmp, Negated: q.Negated}
 	var best, nearest *Fact
 	bestScore, nearestScore, why := 0.0, 0.0, ""
 	for i := range facts {
@@ -291,7 +327,7 @@ func VerifyMention(context string, m numeric.Mention, facts []Fact, opts MatchOp
 		reason := ""
 		if r := yearsDisagree(claimYears, f.Years); r != "" {
 			reason = DisagreeYear + ": " + r
-		} else if r := entityDisagrees(entity, *f); r != "" {
+		} else if r := entityDisagrees(entity, f); r != "" {
 			reason = DisagreeEntity + ": " + r
 		}
 		if reason != "" {
@@ -445,16 +481,9 @@ func sentenceOf(context string, m numeric.Mention) (string, numeric.Mention) {
 // disagree on an entity: it only needs one content word in common with the
 // claim's sentence ("ISL includes 25 built-in rules"), so that a unit alone
 // ("%") does not tie a claim to a fact about something else.
-func entityDisagrees(e entity, f Fact) string {
-	ctx := f.Context
-	if ctx == "" {
-		ctx = f.Description
-	}
-	have := map[string]bool{}
-	for _, w := range wordsOf(ctx) {
-		have[stem(w)] = true
-	}
-	if e.factNamesOnly && !entityWords(ctx, numeric.Mention{}).names {
+func entityDisagrees(e entity, f *Fact) string {
+	have := f.contextStems()
+	if e.factNamesOnly && !f.contextNamesEntity() {
 		for _, w := range e.content {
 			if have[w] {
 				return ""

@@ -60,28 +60,6 @@ func sampleTexts(t testing.TB) []string {
 	return texts
 }
 
-// The keyword filter only skips work: with it and without it, every text
-// gives the same mentions.
-func TestFindNumbersFilterChangesNothing(t *testing.T) {
-	texts := append(fuzzTexts(20000), sampleTexts(t)...)
-	found := 0
-	for _, text := range texts {
-		want := findNumbers(text, false)
-		found += len(want)
-		require.Equal(t, want, findNumbers(text, true), "%q", text)
-	}
-	assert.Greater(t, found, 20000, "the texts exercise the patterns")
-	for i, keys := range patternKeys {
-		hit := false
-		for _, text := range texts {
-			for _, m := range findNumbers(text, false) {
-				hit = hit || m.Pattern == patterns[i].name && keys != nil
-			}
-		}
-		assert.True(t, hit || keys == nil, "pattern %d (%s) is exercised", i, patterns[i].name)
-	}
-}
-
 // comparatorAtRegex is comparatorAt as it was written first: the whole text
 // before the number lowercased and a regular expression for the negation.
 func comparatorAtRegex(text string, end int) (Comparator, bool, string) {

@@ -1,7 +1,6 @@
 package numeric
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -29,156 +28,148 @@ type Mention struct {
 	Start, End int // byte offsets in the text
 }
 
-const num = `\d[\d,]*(?:\.\d+)?`
-const scale = `(?:\s?(?:thousand|million|billion|trillion|bn|[KMBT])\b)?`
-
-// Patterns in priority order: where two overlap, the earlier wins.
-var patterns = []struct {
-	name string
-	re   *regexp.Regexp
-}{
-	{PatternTrustScore, regexp.MustCompile(`(?i)\b(?:trust\s+)?score:?\s*` + num + `\s?%`)},
-	{PatternAverage, regexp.MustCompile(`(?i)\baverage(?:\s+of)?\s+` + num + `(?:\s?(?:%|percent\b))?`)},
-	{PatternMoney, regexp.MustCompile(`[$€£]\s?` + num + scale + `(?:\s?(?:/|per\s)\s?[A-Za-z]+)?`)},
-	{PatternRange, regexp.MustCompile(`(?i)\bbetween\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?\s+and\s+[$€£]?` + num + scale + `(?:\s?(?:%|percent\b))?(?:\s+[A-Za-z][A-Za-z'-]*)?`)},
-	{PatternRange, regexp.MustCompile(`\b` + num + `\s?(?:-|–|—)\s?` + num + `(?:\s?(?:%|percent\b))?`)},
-	{PatternPercentage, regexp.MustCompile(`(?i)\b` + num + `\s?(?:%|percent\b|per cent\b)`)},
-	// Multiplier: "3x", and the word after it when one follows ("3x
-	// faster"): multiplierMention decides whether it is the unit.
-	{PatternMultiplier, regexp.MustCompile(`\b\d+(?:\.\d+)?\s?[x×](?:\s+[A-Za-z][A-Za-z'-]*\b|\s|$|[.,;])`)},
-	{PatternTime, regexp.MustCompile(`(?i)\b` + num + `\s?(?:ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?)\b`)},
-	// Count: a number, an optional scale, and up to two intervening words
-	// that start with a letter before the counted noun (seed 001 rule 2).
-	{PatternCount, regexp.MustCompile(`\b` + num + scale + `(?:\s+[A-Za-z][A-Za-z'-]*){1,3}`)},
-}
-
-var (
-	reVersionTok = regexp.MustCompile(`(?i)\bv(?:ersion\s)?\d+(?:\.\d+)+`)
-	reBareNumber = regexp.MustCompile(`\b` + num + scale)
-	months       = map[string]bool{"january": true, "february": true, "march": true, "april": true, "may": true, "june": true,
-		"july": true, "august": true, "september": true, "october": true, "november": true, "december": true}
-)
+var months = map[string]bool{"january": true, "february": true, "march": true, "april": true, "may": true, "june": true,
+	"july": true, "august": true, "september": true, "october": true, "november": true, "december": true}
 
 // FindNumbers returns the numeric mentions of text (seed 001's patterns,
 // then any other number), left to right. Versions ("v1.0") and years
 // ("in 2021") are not numeric claims and are left out.
 func FindNumbers(text string) []Mention {
-	return findNumbers(text, true)
-}
-
-// findNumbers is FindNumbers; filter skips a pattern whose required
-// characters or words the text lacks (every pattern needs an ASCII digit;
-// most also need a sign, a symbol or a keyword). The result is the same
-// without the filter, only slower: a test holds the two equal.
-func findNumbers(text string, filter bool) []Mention {
-	var need needs
-	if filter {
-		need = needsOf(text)
-		if !need.digit {
-			return nil
-		}
+	a := anchorsOf(text)
+	if !a.digit {
+		return nil // every pattern needs an ASCII digit
 	}
 	taken := make([]bool, len(text)+1)
-	if !filter || need.version {
-		for _, loc := range reVersionTok.FindAllStringIndex(text, -1) {
-			mark(taken, loc)
-		}
-	}
+	eachMatch(text, a.at[atVersion], versionEnd, func(b, e int) { mark(taken, b, e) })
 	var out []Mention
-	add := func(pattern string, loc []int, m string) {
-		for i := loc[0]; i < loc[1]; i++ {
+	add := func(pattern string, b, e int) {
+		for i := b; i < e; i++ {
 			if taken[i] {
 				return
 			}
 		}
+		m := text[b:e]
 		q, ok := mention(pattern, m)
 		if !ok {
 			return
 		}
 		if q.Cmp == CmpValue && !q.Negated {
-			q.Cmp, q.Negated, q.Qualifier = comparatorAt(text, loc[0])
+			q.Cmp, q.Negated, q.Qualifier = comparatorAt(text, b)
 		}
-		mark(taken, loc)
-		end := loc[1]
-		if strings.HasPrefix(text[loc[0]:], q.Text) {
-			end = loc[0] + len(q.Text) // a count keeps only its counted noun
+		mark(taken, b, e)
+		end := e
+		if strings.HasPrefix(text[b:], q.Text) {
+			end = b + len(q.Text) // a count keeps only its counted noun
 		}
-		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: loc[0], End: end})
+		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: b, End: end})
 	}
-	for i, p := range patterns {
-		if filter && !need.pattern[i] {
-			continue
-		}
-		for _, loc := range p.re.FindAllStringIndex(text, -1) {
-			m := strings.TrimRight(text[loc[0]:loc[1]], " .,;")
-			add(p.name, []int{loc[0], loc[0] + len(m)}, m)
-		}
+	for _, p := range scanOrder {
+		eachMatch(text, a.at[p.at], p.end, func(b, e int) {
+			add(p.name, b, b+len(strings.TrimRight(text[b:e], " .,;")))
+		})
 	}
-	for _, loc := range reBareNumber.FindAllStringIndex(text, -1) {
-		if isYear(text, loc) || nextToMonth(text, loc) {
-			continue
+	eachMatch(text, a.at[atDigit], bareNumberEnd, func(b, e int) {
+		if loc := [2]int{b, e}; !isYear(text, loc[:]) && !nextToMonth(text, loc[:]) {
+			add("number", b, e)
 		}
-		add("number", loc, text[loc[0]:loc[1]])
-	}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
 }
 
-// needs says which patterns can match a text, from what they cannot match
-// without: an ASCII digit for all, and for most a keyword or a symbol.
-type needs struct {
-	digit, version bool
-	pattern        [len(patternKeys)]bool
+// Where the patterns can start: a digit after no word character, a
+// currency sign, or the first letter of a keyword.
+const (
+	atDigit = iota
+	atMoney
+	atScore // "trust" or "score"
+	atAverage
+	atBetween
+	atVersion
+	nAt
+)
+
+// scanOrder is the patterns in priority order: where two overlap, the
+// earlier wins.
+var scanOrder = [...]struct {
+	name string
+	end  func(string, int) int
+	at   int
+}{
+	{PatternTrustScore, trustScoreEnd, atScore},
+	{PatternAverage, averageEnd, atAverage},
+	{PatternMoney, moneyEnd, atMoney},
+	{PatternRange, betweenEnd, atBetween},
+	{PatternRange, dashRangeEnd, atDigit},
+	{PatternPercentage, percentageEnd, atDigit},
+	{PatternMultiplier, multiplierEnd, atDigit},
+	{PatternTime, timeEnd, atDigit},
+	// Count: a number, an optional scale, and up to two intervening words
+	// that start with a letter before the counted noun (seed 001 rule 2).
+	{PatternCount, countEnd, atDigit},
 }
 
-// patternKeys lists, per entry of patterns, the substrings one of which the
-// folded text (foldLower) must hold for that pattern to match; nil means
-// only a digit is needed. A trust score also needs "%".
-var patternKeys = [...][]string{
-	{"score"},                          // trust score
-	{"average"},                        // average
-	{"$", "€", "£"},                    // money
-	{"between"},                        // between X and Y
-	{"-", "–", "—"},                    // range
-	{"%", "per"},                       // percentage, "percent", "per cent"
-	{"x", "×"},                         // multiplier
-	{"ms", "sec", "min", "hour", "hr"}, // time units ("milliseconds" holds "sec")
-	nil,                                // count
+type anchors struct {
+	digit bool // any ASCII digit
+	at    [nAt][]int
 }
 
-func needsOf(text string) needs {
-	var n needs
-	n.digit = strings.ContainsAny(text, "0123456789")
-	if !n.digit {
-		return n
-	}
-	lower := foldLower(text)
-	for i, keys := range patternKeys {
-		n.pattern[i] = keys == nil
-		for _, k := range keys {
-			if strings.Contains(lower, k) {
-				n.pattern[i] = true
-				break
+// anchorsOf is the one pass over the text: the starts each kind of
+// pattern may match at, in order.
+func anchorsOf(s string) anchors {
+	var a anchors
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		kind := -1
+		switch {
+		case isDigit(c):
+			a.digit = true
+			if i == 0 || !isWordByte(s[i-1]) {
+				kind = atDigit
 			}
+		case c == '$' || c == 0xc2 || c == 0xe2: // $, £, €
+			if currencyWidth(s, i) > 0 {
+				kind = atMoney
+			}
+		case c|0x20 == 's' || c|0x20 == 't' || c == 0xc5: // s, t, ſ
+			if foldLit(s, i, "score") >= 0 || foldLit(s, i, "trust") >= 0 {
+				kind = atScore
+			}
+		case c|0x20 == 'a':
+			if foldLit(s, i, "average") >= 0 {
+				kind = atAverage
+			}
+		case c|0x20 == 'b':
+			if foldLit(s, i, "between") >= 0 {
+				kind = atBetween
+			}
+		case c|0x20 == 'v':
+			kind = atVersion
+		}
+		if kind >= 0 {
+			a.at[kind] = append(a.at[kind], i)
 		}
 	}
-	n.pattern[0] = n.pattern[0] && strings.Contains(text, "%")
-	n.version = strings.Contains(lower, "v")
-	return n
+	return a
 }
 
-var caseFolds = strings.NewReplacer("\u212a", "k", "\u017f", "s")
-
-// foldLower lowercases ASCII letters and maps the two non-ASCII letters
-// that a case-insensitive regular expression matches to ASCII ones (the
-// Kelvin sign to k, the long s to s), so that a keyword search in the
-// result finds whatever a (?i) pattern's literal could match.
-func foldLower(text string) string {
-	return asciiLower(caseFolds.Replace(text))
+// eachMatch is FindAllStringIndex of a pattern: from left to right, the
+// first start at or after the end of the last match where it matches.
+func eachMatch(s string, starts []int, end func(string, int) int, f func(b, e int)) {
+	from := 0
+	for _, b := range starts {
+		if b < from {
+			continue
+		}
+		if e := end(s, b); e >= 0 {
+			f(b, e)
+			from = e
+		}
+	}
 }
 
-func mark(taken []bool, loc []int) {
-	for i := loc[0]; i < loc[1]; i++ {
+func mark(taken []bool, b, e int) {
+	for i := b; i < e; i++ {
 		taken[i] = true
 	}
 }
@@ -232,23 +223,23 @@ func mention(pattern, m string) (Quantity, bool) {
 // counted noun is the first plural word among the words after the number,
 // or else the first word.
 func countMention(m string) (Quantity, bool) {
-	loc := reBareNumber.FindStringIndex(m)
-	if loc == nil || loc[0] != 0 {
+	n := bareNumberEnd(m, 0)
+	if n < 0 {
 		return Quantity{}, false
 	}
-	q, err := ParseQuantity(m[:loc[1]])
+	q, err := ParseQuantity(m[:n])
 	if err != nil || q.Kind == KindYear {
 		return q, false
 	}
-	words := strings.Fields(m[loc[1]:])
+	words := strings.Fields(m[n:])
 	if len(words) == 0 || months[strings.ToLower(words[0])] {
 		return q, false
 	}
-	unit, n, plural := strings.ToLower(words[0]), 1, false
+	unit, nw, plural := strings.ToLower(words[0]), 1, false
 	for i, w := range words {
 		lw := strings.ToLower(w)
 		if strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") && len(lw) > 2 {
-			unit, n, plural = lw, i+1, true
+			unit, nw, plural = lw, i+1, true
 			break
 		}
 	}
@@ -265,10 +256,10 @@ func countMention(m string) (Quantity, bool) {
 	// so that it agrees with the same unit parsed from a claim; an area or
 	// a volume ("312 square kilometres") is not a length and keeps its word.
 	q.Unit = unit
-	if n < 2 || !areaOrVolume[strings.ToLower(words[n-2])] {
+	if nw < 2 || !areaOrVolume[strings.ToLower(words[nw-2])] {
 		q.Unit, _ = CanonicalUnit(unit)
 	}
-	q.Text = strings.TrimSpace(m[:loc[1]] + " " + strings.Join(words[:n], " "))
+	q.Text = strings.TrimSpace(m[:n] + " " + strings.Join(words[:nw], " "))
 	return q, true
 }
 
@@ -378,9 +369,5 @@ func IsMonth(lower string) bool { return months[lower] }
 // separators and decimals, and an optional scale: "48.2 million", "1.5K")
 // that s opens with, or 0 when s does not open with one.
 func NumberPrefix(s string) int {
-	loc := reBareNumber.FindStringIndex(s)
-	if loc == nil || loc[0] != 0 {
-		return 0
-	}
-	return loc[1]
+	return max(0, bareNumberEnd(s, 0))
 }

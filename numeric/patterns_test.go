@@ -53,7 +53,10 @@ func TestSeed001Patterns(t *testing.T) {
 }
 
 func TestBetweenPatternIndex(t *testing.T) {
-	assert.Len(t, patternKeys, len(patterns), "one keyword list per pattern")
+	require.Len(t, scanOrder, len(patterns), "one matcher per pattern")
+	for i, p := range patterns {
+		assert.Equal(t, p.name, scanOrder[i].name)
+	}
 	assert.Contains(t, patterns[3].re.String(), "between")
-	assert.Equal(t, []string{"between"}, patternKeys[3])
+	assert.Equal(t, atBetween, scanOrder[3].at)
 }

@@ -86,14 +86,7 @@ def main():
         shutil.copyfile(fp32, dest)
     else:
         weight_only_int8(fp32, dest)
-    # tokenizer.json with the training length as its truncation length.
-    tok.save_pretrained(tmp)
-    with open(os.path.join(tmp, "tokenizer.json"), encoding="utf-8") as f:
-        tj = json.load(f)
-    tj["truncation"] = {"direction": "Right", "max_length": max_len, "strategy": "OnlyFirst", "stride": 0}
-    tj["padding"] = None
-    with open(os.path.join(args.out, "tokenizer.json"), "w", encoding="utf-8") as f:
-        json.dump(tj, f, ensure_ascii=False)
+    write_tokenizer(tok, args.out, max_len)
     cfg = model.config.to_dict()
     cfg["id2label"] = {str(k): v for k, v in model.config.id2label.items()}
     cfg["label2id"] = {v: int(k) for k, v in model.config.id2label.items()}
@@ -103,10 +96,25 @@ def main():
     shutil.rmtree(tmp)
 
 
+def write_tokenizer(tok, out, max_len):
+    """tokenizer.json with the training length as its truncation length."""
+    tmp = tempfile.mkdtemp()
+    tok.save_pretrained(tmp)
+    with open(os.path.join(tmp, "tokenizer.json"), encoding="utf-8") as f:
+        tj = json.load(f)
+    shutil.rmtree(tmp)
+    tj["truncation"] = {"direction": "Right", "max_length": max_len, "strategy": "OnlyFirst", "stride": 0}
+    tj["padding"] = None
+    with open(os.path.join(out, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tj, f, ensure_ascii=False)
+
+
 def weight_only_int8(src, dst, min_size=4096):
     """Store every large float weight as int8 with one symmetric scale per
     output channel (per row for embedding tables, per column for MatMul
-    weights), dequantised in the graph (DequantizeLinear, opset 13+).
+    weights), dequantised in the graph (DequantizeLinear, opset 13+). A
+    classification head (a side under 16) stays float32: it is tiny, and its
+    rounding would reach the logits undamped.
 
     Not ONNX Runtime's quantize_dynamic: that quantises activations too, with
     one scale computed over the whole batch tensor, so a pair's logits would
@@ -123,7 +131,7 @@ def weight_only_int8(src, dst, min_size=4096):
     keep, nodes = [], []
     for init in g.initializer:
         w = numpy_helper.to_array(init)
-        if w.dtype != np.float32 or w.ndim != 2 or w.size < min_size:
+        if w.dtype != np.float32 or w.ndim != 2 or w.size < min_size or min(w.shape) < 16:
             keep.append(init)
             continue
         axis = 0 if init.name in gathers else 1

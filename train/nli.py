@@ -369,14 +369,14 @@ def fmt(v):
 
 def table(rows):
     lines = [
-        "| held-out set | n | s / u / i | bal. acc (binary) | ROC AUC | macro-F1 (3-way) | accuracy | majority | tier-1 FA |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| held-out set | n | s / u / i | bal. acc (binary) | ROC AUC | macro-F1 (3-way) | accuracy | majority | tier-1 FA | temperature |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         c = r["counts"]
         lines.append(
             f"| {r['set']} | {r['n']} | {c[0]} / {c[1]} / {c[2]} | {fmt(r['balanced_accuracy'])} | {fmt(r['roc_auc'])} | "
-            f"{fmt(r['macro_f1'])} | {fmt(r['accuracy'])} | {fmt(r['majority'])} | {fmt(r['tier1_fa'])} |"
+            f"{fmt(r['macro_f1'])} | {fmt(r['accuracy'])} | {fmt(r['majority'])} | {fmt(r['tier1_fa'])} | {fmt(r.get('temperature'))} |"
         )
     bal = [r["balanced_accuracy"] for r in rows]
     auc = [r["roc_auc"] for r in rows]

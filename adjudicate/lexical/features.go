@@ -5,12 +5,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/blevesearch/go-porterstemmer"
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/memo"
 	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/sentence"
 )
@@ -55,6 +55,9 @@ type doc struct {
 	// sentences of a passage with their negation flags and words, so
 	// negation and antonyms are judged where the claim is stated.
 	sentences []sentenceInfo
+	// facts are a passage's numbers as the numeric check reads them,
+	// their words read once (lint.Prepare).
+	facts []lint.Fact
 }
 
 type sentenceInfo struct {
@@ -153,6 +156,10 @@ func withSentences(d doc) doc {
 		}
 		d.sentences = append(d.sentences, si)
 	}
+	for _, m := range d.numbers {
+		d.facts = append(d.facts, lint.Fact{ID: "p", Description: d.text, Value: m.Value, Unit: m.Unit, Text: m.Text})
+	}
+	d.facts = lint.Prepare(d.facts)
 	return d
 }
 
@@ -220,6 +227,9 @@ type claimInfo struct {
 	absolute  bool
 	idf       map[string]float64
 	tokens    []token // content words in order, with their kinds
+	// numericCheck is the claim's first number read for the numeric
+	// check, once for all its passages (nil without a number).
+	numericCheck *lint.ClaimCheck
 }
 
 // token is one content word of a claim: its stem and its kind.
@@ -249,6 +259,9 @@ func analyseClaim(text string, stats Stats) claimInfo {
 			k = kindEntity
 		}
 		c.tokens = append(c.tokens, token{stem(lw), k})
+	}
+	if len(c.numbers) > 0 {
+		c.numericCheck = lint.PrepareMention(text, c.numbers[0], lint.MatchOptions{})
 	}
 	c.idf = map[string]float64{}
 	for _, s := range c.stems {
@@ -325,11 +338,7 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 				f[9] = 1
 			}
 		}
-		var facts []lint.Fact
-		for _, m := range p.numbers {
-			facts = append(facts, lint.Fact{ID: "p", Description: p.text, Value: m.Value, Unit: m.Unit, Text: m.Text})
-		}
-		switch lint.VerifyNumeric(c.text, facts, lint.MatchOptions{}).Status {
+		switch c.numericCheck.Verify(p.facts).Status {
 		case lint.NumericVerified:
 			f[10] = 1
 		case lint.NumericMismatch:
@@ -441,47 +450,21 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 }
 
 // passageCache keeps passages already analysed: one run retrieves the same
-// passages for many claims (100k claims over 37k passages analyse each
-// about thirteen times). Two generations of at most half the capacity
-// each bound its memory; a passage used in the last half-capacity misses
-// stays. A nil cache analyses every time.
-type passageCache struct {
-	mu        sync.Mutex
-	half      int
-	cur, prev map[string]*doc
-}
+// passages for many claims (100k generated claims read 100k passages, of
+// 16k distinct). Bounded by entry count (memo's clock eviction), so a run
+// whose passages fit analyses each once. A nil cache analyses every time.
+type passageCache struct{ m *memo.Cache[string, *doc] }
 
 func newPassageCache(capacity int) *passageCache {
-	return &passageCache{half: max(1, capacity/2), cur: map[string]*doc{}}
+	return &passageCache{m: memo.New[string, *doc](capacity)}
 }
 
 func (c *passageCache) get(text string) doc {
+	analysed := func() *doc { d := withSentences(analyse(text)); return &d }
 	if c == nil {
-		return withSentences(analyse(text))
+		return *analysed()
 	}
-	c.mu.Lock()
-	d, ok := c.cur[text]
-	if !ok {
-		if d, ok = c.prev[text]; ok {
-			c.put(text, d)
-		}
-	}
-	c.mu.Unlock()
-	if ok {
-		return *d
-	}
-	a := withSentences(analyse(text))
-	c.mu.Lock()
-	c.put(text, &a)
-	c.mu.Unlock()
-	return a
-}
-
-func (c *passageCache) put(text string, d *doc) {
-	if len(c.cur) >= c.half {
-		c.prev, c.cur = c.cur, make(map[string]*doc, c.half)
-	}
-	c.cur[text] = d
+	return *c.m.Get(text, analysed)
 }
 
 // claimOnly sets the features that need no evidence.

@@ -118,9 +118,12 @@ type Verifier struct {
 	cache   *passageCache
 }
 
-// passageCacheSize bounds the analysed passages a verifier keeps (a few KB
-// each).
-const passageCacheSize = 20000
+// passageCacheSize bounds the analysed passages a verifier keeps (~11 KB
+// each: the maps of their words, stems and bigrams). 10,000 keeps the peak
+// heap of a 20k-claim generated run (15.9k passages) below the two
+// generations' of 20,000 it replaced (RSS 315 MB against 378 MB); 20,000
+// held every passage but raised RSS to 573 MB for 5% less CPU.
+const passageCacheSize = 10000
 
 // New makes a verifier from a weights file ("" for the embedded default).
 func New(weightsPath string, stats adjudicate.CorpusStats) (*Verifier, error) {
