@@ -111,10 +111,21 @@ bench-memory: build
 ## corpus and spans, outputs, facts, tokenizer.json, the commit marker, JSONL
 ## lines, numbers, judge, TEI and Triton answers). CI runs it with FUZZTIME=5s.
 FUZZTIME ?= 10s
+# A target that fails with a bare "context deadline exceeded" and writes no failing input
+# hit the Go 1.26 fuzz coordinator's race at the -fuzztime deadline (go.dev/issue/75804,
+# fixed in Go 1.27), not a finding: it is run once more, and fails for real the second time.
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
+	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
+	for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    echo "fuzz $$pkg $$f"; \
+	    if ! $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg > $$log 2>&1; then \
+	      cat $$log; \
+	      if grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log; then \
+	        echo "fuzz: $$f stopped on Go's fuzz-coordinator deadline race (go.dev/issue/75804), no failing input: once more"; \
+	        $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	      else exit 1; fi; \
+	    else tail -n 2 $$log; fi; \
 	  done; done
 
 ## demo: the README's main command on the committed demo set
