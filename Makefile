@@ -113,19 +113,20 @@ bench-memory: build
 FUZZTIME ?= 10s
 # A target that fails with a bare "context deadline exceeded" and writes no failing input
 # hit the Go 1.26 fuzz coordinator's race at the -fuzztime deadline (go.dev/issue/75804,
-# fixed in Go 1.27), not a finding: it is run once more, and fails for real the second time.
+# fixed in Go 1.27), not a finding; on 2 loaded cores it happens to about one target run in
+# twelve, so such a target is run again, up to three runs in all. Any other failure, or a
+# failing input written, fails at once.
 fuzz:
 	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$f"; \
-	    if ! $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg > $$log 2>&1; then \
+	    for try in 1 2 3; do \
+	      if $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg > $$log 2>&1; then tail -n 2 $$log; break; fi; \
 	      cat $$log; \
-	      if grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log; then \
-	        echo "fuzz: $$f stopped on Go's fuzz-coordinator deadline race (go.dev/issue/75804), no failing input: once more"; \
-	        $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
-	      else exit 1; fi; \
-	    else tail -n 2 $$log; fi; \
+	      if ! grep -q 'context deadline exceeded' $$log || grep -q 'Failing input written' $$log || [ $$try = 3 ]; then exit 1; fi; \
+	      echo "fuzz: $$f stopped on Go's fuzz-coordinator deadline race (go.dev/issue/75804), no failing input: run $$((try + 1)) of 3"; \
+	    done; \
 	  done; done
 
 ## demo: the README's main command on the committed demo set
