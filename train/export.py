@@ -65,21 +65,7 @@ def main():
     tmp = tempfile.mkdtemp()
     fp32 = os.path.join(tmp, "model-fp32.onnx")
     enc = Encoder(tok, max_len)
-    dummy = enc.batch([p for p, _ in REFERENCE_PAIRS[:2]], [c for _, c in REFERENCE_PAIRS[:2]])
-    wrapped = Wrapped(model).eval()
-    with torch.no_grad():
-        torch.onnx.export(
-            wrapped,
-            (dummy["input_ids"], dummy["attention_mask"], dummy["token_type_ids"]),
-            fp32,
-            input_names=["input_ids", "attention_mask", "token_type_ids"],
-            output_names=["logits"],
-            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ("input_ids", "attention_mask", "token_type_ids")} | {"logits": {0: "batch"}},
-            opset_version=14,
-            do_constant_folding=True,
-        )
-    # torch.onnx.export restores the module's training flag afterwards:
-    # keep dropout off for the reference logits.
+    to_onnx(Wrapped(model), enc, fp32)
     model.eval()
     dest = os.path.join(args.out, "model.onnx")
     if args.no_quantize:
@@ -94,6 +80,28 @@ def main():
         json.dump(cfg, f, indent=1, sort_keys=True)
     write_reference(tok, model, enc, dest, fp32, args.out, max_len)
     shutil.rmtree(tmp)
+
+
+def to_onnx(module, enc, path):
+    """The backend's graph: inputs input_ids, attention_mask, token_type_ids
+    (int64, dynamic batch and sequence), output logits [batch, labels], opset
+    14, traced on two reference pairs. torch.onnx.export restores the
+    module's training flag afterwards: callers keep dropout off (eval) for
+    the reference logits."""
+    dummy = enc.batch([p for p, _ in REFERENCE_PAIRS[:2]], [c for _, c in REFERENCE_PAIRS[:2]])
+    names = ("input_ids", "attention_mask", "token_type_ids")
+    with torch.no_grad():
+        torch.onnx.export(
+            module.eval(),
+            tuple(dummy[n] for n in names),
+            path,
+            input_names=list(names),
+            output_names=["logits"],
+            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in names} | {"logits": {0: "batch"}},
+            opset_version=14,
+            do_constant_folding=True,
+        )
+    module.eval()
 
 
 def write_tokenizer(tok, out, max_len):

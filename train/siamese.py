@@ -263,19 +263,7 @@ def cmd_export(args):
     model = Siamese(bert, tok.cls_token_id, head.eval()).eval()
     os.makedirs(args.out, exist_ok=True)
     fp32 = os.path.join(args.out, ".model-fp32.onnx")
-    dummy = enc.batch([p for p, _ in export.REFERENCE_PAIRS[:2]], [c for _, c in export.REFERENCE_PAIRS[:2]])
-    with torch.no_grad():
-        torch.onnx.export(
-            model,
-            (dummy["input_ids"], dummy["attention_mask"], dummy["token_type_ids"]),
-            fp32,
-            input_names=["input_ids", "attention_mask", "token_type_ids"],
-            output_names=["logits"],
-            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ("input_ids", "attention_mask", "token_type_ids")} | {"logits": {0: "batch"}},
-            opset_version=14,
-            do_constant_folding=True,
-        )
-    model.eval()
+    export.to_onnx(model, enc, fp32)
     dest = os.path.join(args.out, "model.onnx")
     export.weight_only_int8(fp32, dest)
     export.write_tokenizer(tok, args.out, max_len)
