@@ -34,7 +34,7 @@ type retrieval struct {
 // each pair on as soon as it and those before it are retrieved. Up to
 // window claims are in retrieval at once; there is no batch of claims to
 // wait for, so a slow claim holds back only its successors' sending.
-func (o *Options) feed(ctx context.Context, ix *index, gold map[string]claims.Label, jobs chan<- adjudicate.Job[item], window int) error {
+func (o *Options) feed(ctx context.Context, ix *index, gold *claims.GoldIndex, jobs chan<- adjudicate.Job[item], window int) error {
 	defer close(jobs)
 	r, warn := o.retriever(ix)
 	defer warn()
@@ -104,7 +104,7 @@ func send(ctx context.Context, order <-chan *retrieval, jobs chan<- adjudicate.J
 
 // scanShard calls fn with each claim of the run's shard and its position
 // in the claims file.
-func (o *Options) scanShard(ctx context.Context, gold map[string]claims.Label, fn func(item) error) error {
+func (o *Options) scanShard(ctx context.Context, gold *claims.GoldIndex, fn func(item) error) error {
 	next := 0 // the next claim's position in the file
 	return claims.Scan(ctx, o.ClaimsPath, gold, func(c claims.Claim) error {
 		i := next

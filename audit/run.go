@@ -11,8 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -219,7 +217,7 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	// run's peak memory is not their sum.
 	closeIfCloser(v)
 	v = nil
-	in.gold, in.evidence = nil, nil
+	in.gold = nil
 	cal, err := timed(st, "calibrate", &tm.Calibrate, func() (calibration, error) { return o.calibrate(sp) })
 	if err != nil {
 		return nil, err
@@ -311,9 +309,9 @@ func (o *Options) defaults() {
 // inputs are the validated claims file (and gold) with their hashes.
 type inputs struct {
 	total int                     // claims
-	gold  map[string]claims.Label // from --gold
-	// evidence are the gold evidence ids the gold file names, by claim.
-	evidence map[string][]string
+	// gold are the labels (of --gold and of the claims file) and the gold
+	// evidence ids the gold file names, by claim.
+	gold  *claims.GoldIndex
 	files    []corpus.Input // claims and gold, hashed
 	// ignoredGold counts gold lines naming claims not in the claims file.
 	ignoredGold int
@@ -335,7 +333,7 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	if err := cv.Errors().Err(); err != nil {
 		return nil, err
 	}
-	in := &inputs{gold: cv.Gold(), evidence: cv.GoldEvidence(), ignoredGold: cv.UnknownGold()}
+	in := &inputs{gold: cv.GoldIndex(), ignoredGold: cv.UnknownGold()}
 	in.total, _ = cv.Counts()
 	if in.total == 0 {
 		// An empty records.parquet that report then refuses helps nobody.
@@ -426,12 +424,7 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 // retrieval recall and MRR count such evidence as never retrieved, which
 // would otherwise read as a retrieval failure.
 func (o *Options) warnUnknownEvidence(ctx context.Context, in *inputs, ix *index) error {
-	var ids []string
-	for _, evs := range in.evidence {
-		ids = append(ids, evs...)
-	}
-	sort.Strings(ids)
-	ids = slices.Compact(ids)
+	ids := in.gold.EvidenceIDs()
 	var unknown []string
 	for _, id := range ids {
 		_, ok, err := ix.Passage(ctx, id)

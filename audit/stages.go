@@ -1,14 +1,10 @@
 package audit
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -32,62 +28,6 @@ type verified struct {
 	// Fallback is the fallback verifier's verdict of a claim whose logits
 	// were unusable (the fallback rule); nil otherwise.
 	Fallback *adjudicate.Verdict `json:"fallback,omitempty"`
-}
-
-// spool holds the verified claims on disk between verification and the
-// records, so memory does not grow with the number of claims.
-type spool struct {
-	f *os.File
-	w *bufio.Writer
-}
-
-func newSpool(dir string) (*spool, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	// The spool lives in the run's staging folder: a run killed part way
-	// leaves it there, and the next run in the folder sweeps it (outdir).
-	f, err := os.CreateTemp(dir, ".spool-*.jsonl")
-	if err != nil {
-		return nil, err
-	}
-	return &spool{f: f, w: bufio.NewWriter(f)}, nil
-}
-
-func (s *spool) add(v verified) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	s.w.Write(b)
-	return s.w.WriteByte('\n')
-}
-
-// each reads the spool from the start, in claim order.
-func (s *spool) each(fn func(i int, v verified) error) error {
-	if err := s.w.Flush(); err != nil {
-		return fmt.Errorf("write spool: %w", err)
-	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bufio.NewReader(s.f))
-	for i := 0; ; i++ {
-		var v verified
-		if err := dec.Decode(&v); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("read spool: %w", err)
-		}
-		if err := fn(i, v); err != nil {
-			return err
-		}
-	}
-}
-
-func (s *spool) remove() {
-	s.f.Close()
-	os.Remove(s.f.Name())
 }
 
 // retrieveAndVerify streams the claims through retrieval and the batch
@@ -115,7 +55,7 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	err = adjudicate.Schedule(ctx, v, jobs, sched,
 		func(r adjudicate.Result[item]) error {
 			s := verified{Claim: r.Item.claim, Index: r.Item.index, Passages: r.Pair.Passages, Verdict: r.Verdict,
-				LatencyMS: float64(r.Latency.Microseconds()) / 1000, GoldEvidence: in.evidence[r.Item.claim.ID]}
+				LatencyMS: float64(r.Latency.Microseconds()) / 1000, GoldEvidence: in.gold.Evidence(r.Item.claim.ID)}
 			res.Timings.VerifyBusy += reports.Seconds(r.Latency)
 			if r.Err == nil {
 				r.Err = checkProbabilities(r.Verdict.Logits)
@@ -128,6 +68,9 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 				s.Err = o.red.Redact(r.Err.Error())
 				s.Verdict = adjudicate.Verdict{Passage: -1}
 				res.Errors++
+			}
+			if !o.Shard.Sharded() {
+				sp.prelim = append(sp.prelim, o.prelimOutcome(s))
 			}
 			done++
 			o.Log.Debug("verified", "claim", r.Item.claim.ID, "passages", len(r.Pair.Passages), "batch_tries", r.Tries,
@@ -189,19 +132,8 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 		o.Log.Info("calibration deferred to audit report over all shards", "shard", o.Shard.String())
 		return calibration{result: metrics.CalibrationResult{Temperature: 1}}, nil
 	}
-	var prelim []metrics.Outcome
-	err := sp.each(func(_ int, v verified) error {
-		// The fit reads ids, gold, decisions and logits only: the slice
-		// fields and evidence ranks are left out, to hold less per claim.
-		v.GoldEvidence = nil
-		out := o.decide(v, 1).outcome(v)
-		out.Type, out.Source, out.Importance = "", "", ""
-		prelim = append(prelim, out)
-		return nil
-	})
-	if err != nil {
-		return calibration{}, err
-	}
+	prelim := sp.prelim
+	sp.prelim = nil
 	if deg, u, n := degenerateUnsupported(prelim); deg {
 		o.branchAt = BranchThresholdDegenerate
 		o.Log.Warn("the verifier is degenerate-unsupported: BRANCH now needs confidence >= 0.9 (the verifier failure-mode rule, docs/rules.md)",
@@ -217,6 +149,16 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 		o.Log.Info("temperature fitted", "full", cf.Full, "applied", c.result.Applied, "labelled", cf.Labelled, "folds", cf.K)
 	}
 	return c, nil
+}
+
+// prelimOutcome is a claim's outcome decided at T = 1 as the calibrate
+// stage reads it: ids, gold, decisions and logits only. The slice fields,
+// metadata and evidence ranks are left out, to hold less per claim.
+func (o *Options) prelimOutcome(v verified) metrics.Outcome {
+	v.GoldEvidence = nil
+	out := o.decide(v, 1).outcome(v)
+	out.Type, out.Source, out.Importance, out.Meta = "", "", "", nil
+	return out
 }
 
 // calibrateOutcomes is calibrate's rule on the outcomes decided at T = 1:
@@ -274,6 +216,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		// Outcomes live until the reports are written: the strings that
 		// repeat across claims are held once.
 		out.Type, out.Source, out.Importance = strs.of(out.Type), strs.of(out.Source), strs.of(out.Importance)
+		out.Meta = sliceMeta(out.Meta, o.SliceBy, strs)
 		outs = append(outs, out)
 		res.Records++
 		if o.DecideProgress != nil && (res.Records%1024 == 0 || res.Records == total) {
@@ -298,6 +241,23 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 	// rather than from this stage's high-water mark.
 	debug.FreeOSMemory()
 	return slices.Clip(outs), nil
+}
+
+// sliceMeta is the part of a claim's metadata the reports read: the
+// values of the --slice-by keys (nil without any), interned. The records
+// carry the whole of it; an outcome, which lives until the reports are
+// written, need not.
+func sliceMeta(meta map[string]string, keys []string, strs interner) map[string]string {
+	var out map[string]string
+	for _, k := range keys {
+		if v, ok := meta[k]; ok {
+			if out == nil {
+				out = make(map[string]string, len(keys))
+			}
+			out[strs.of(k)] = strs.of(v)
+		}
+	}
+	return out
 }
 
 // interner holds one copy of each distinct string.

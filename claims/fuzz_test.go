@@ -8,8 +8,9 @@ import (
 )
 
 // FuzzValidateClaimsAndGold feeds arbitrary bytes as a claims file and a
-// gold file: the validator never panics, and a file it accepts has every
-// claim counted.
+// gold file: the validator never panics, a file it accepts has every
+// claim counted, and it agrees with the map-based validator it replaced
+// (errors, counts, labels, evidence, claims; strict and lenient).
 func FuzzValidateClaimsAndGold(f *testing.F) {
 	f.Add([]byte(`{"id":"c1","text":"Revenue rose 12% in 2023.","qualifiers":{"quantity":12}}`+"\n"), []byte(`{"claim_id":"c1","label":"supported","evidence":["s1"]}`+"\n"))
 	f.Add([]byte("\xEF\xBB\xBF{\"id\":\"x\\ud800\",\"text\":\"t\"}\n{\"id\":\"x\",\"text\":\"\"}"), []byte(`{"claim_id":"x","label":"nope"}`))
@@ -39,5 +40,7 @@ func FuzzValidateClaimsAndGold(f *testing.F) {
 				t.Fatalf("claim %q: empty evidence list kept", id)
 			}
 		}
+		compareValidators(t, claims, gold, false)
+		compareValidators(t, claims, gold, true)
 	})
 }

@@ -32,21 +32,36 @@ var claimFields = []string{"id", "claim_id", "source_id", "text", "subject", "pr
 	"modality", "polarity", "normalization", "notes", "type", "importance", "cite", "label", "meta"}
 
 // Validator reads claim files and then gold files, collecting every defect.
+//
+// What it keeps per claim is compact (a million claims in tens of MB): the
+// claim ids in an idTable, and by claim number where the claim was
+// defined, the labels of the claims file and of gold files (labelCode) and
+// the span of its gold evidence ids (numbers in an idTable of distinct
+// evidence ids, which repeat across claims).
 type Validator struct {
 	errs   jsonl.ErrorList
 	keep   bool
 	claims []Claim
-	idLine map[string]loc   // id -> where it was defined
-	labels map[string]Label // labels given in the claims file
-	gold   map[string]Label
-	goldAt map[string]loc
+	ids    *idTable
+	idLoc  []loc       // by claim number: where it was defined
+	labels []labelCode // by claim number: the label given in the claims file
+	gold   []labelCode // by claim number: the label of a gold file
+	goldAt []loc       // by claim number: the gold line (line 0: none)
+	// unknown are the claim_ids of gold lines naming no claim read, and
+	// where each was (IgnoreUnknownGold): a second line for one is still a
+	// duplicate.
+	unknown   *idTable
+	unknownAt []loc
 	// files are the files read, which a loc names by index: a location
 	// is 8 bytes a claim rather than a "file:line" string each.
 	files []string
-	// evidence holds the gold evidence ids (span or document ids) a gold
-	// file names, by claim id.
-	evidence map[string][]string
-	counts   struct{ claims, gold int }
+	// evidence are the gold evidence ids (span or document ids) the gold
+	// files name: claim number → [start, end) of evRefs, whose entries
+	// number the distinct ids of evIDs.
+	evSpan []evidenceSpan
+	evRefs []uint32
+	evIDs  *idTable
+	counts struct{ claims, gold int }
 
 	// IgnoreUnknownGold, when set, counts gold lines whose claim_id names
 	// no claim read (UnknownGold) instead of failing them: a run over a
@@ -63,21 +78,32 @@ func (v *Validator) UnknownGold() int { return v.unknownGold }
 // NewValidator returns a validator; keep says whether to hold the claims in
 // memory (Load) or only check them (validation before streaming).
 func NewValidator(keep bool) *Validator {
-	return &Validator{
-		errs:   jsonl.ErrorList{Limit: 10000},
-		keep:   keep,
-		idLine: map[string]loc{},
-		labels: map[string]Label{},
-		gold:   map[string]Label{},
-		goldAt: map[string]loc{},
-
-		evidence: map[string][]string{},
-	}
+	return &Validator{errs: jsonl.ErrorList{Limit: 10000}, keep: keep, ids: newIDTable(), unknown: newIDTable(), evIDs: newIDTable()}
 }
 
+// labelCode is a label in a byte: 0 for none, else 1 + its index in Labels.
+type labelCode uint8
+
+func codeOf(l Label) labelCode { return labelCode(l.Index() + 1) }
+
+func (c labelCode) label() Label { return label.Of(int(c) - 1) }
+
+// evidenceSpan is where a claim's gold evidence ids are in evRefs.
+type evidenceSpan struct{ start, end uint32 }
+
 // GoldEvidence returns the gold evidence ids (span or document ids) the
-// gold files name, by claim id; claims without are absent.
-func (v *Validator) GoldEvidence() map[string][]string { return v.evidence }
+// gold files name, by claim id; claims without are absent. It builds a
+// map: GoldIndex is the compact form.
+func (v *Validator) GoldEvidence() map[string][]string {
+	g := v.GoldIndex()
+	out := map[string][]string{}
+	for i, sp := range v.evSpan {
+		if sp.end > sp.start {
+			out[v.ids.id(i)] = g.evidenceOf(i)
+		}
+	}
+	return out
+}
 
 // Errors returns the defects found so far.
 func (v *Validator) Errors() *jsonl.ErrorList { return &v.errs }
@@ -86,19 +112,94 @@ func (v *Validator) Errors() *jsonl.ErrorList { return &v.errs }
 func (v *Validator) Counts() (claims, gold int) { return v.counts.claims, v.counts.gold }
 
 // Gold returns the gold labels by claim id: those of the claims file joined
-// with those of gold files. When the claims file gave no labels it is the
-// validator's own map of the gold files' labels (not a copy).
+// with those of gold files (a gold file's wins). It builds a map:
+// GoldIndex is the compact form.
 func (v *Validator) Gold() map[string]Label {
-	if len(v.labels) == 0 {
-		return v.gold
+	g := v.GoldIndex()
+	out := map[string]Label{}
+	for i := range g.label {
+		if g.label[i] != 0 {
+			out[v.ids.id(i)] = g.label[i].label()
+		}
 	}
-	out := make(map[string]Label, len(v.labels)+len(v.gold))
-	for id, l := range v.labels {
-		out[id] = l
+	return out
+}
+
+// GoldIndex returns the gold labels and evidence ids by claim id, as Gold
+// and GoldEvidence do, held compactly (it shares the validator's arrays:
+// read it once the files are read).
+func (v *Validator) GoldIndex() *GoldIndex {
+	g := &GoldIndex{ids: v.ids, label: v.gold, evSpan: v.evSpan, evRefs: v.evRefs, evIDs: v.evIDs}
+	if slices.ContainsFunc(v.labels, func(c labelCode) bool { return c != 0 }) {
+		g.label = make([]labelCode, v.ids.len())
+		for i := range g.label {
+			g.label[i] = v.labels[i]
+			if i < len(v.gold) && v.gold[i] != 0 {
+				g.label[i] = v.gold[i]
+			}
+		}
 	}
-	for id, l := range v.gold {
-		out[id] = l
+	return g
+}
+
+// GoldIndex is the gold labels and gold evidence ids of validated claims,
+// by claim id, held compactly (Validator.GoldIndex). A nil *GoldIndex has
+// none.
+type GoldIndex struct {
+	ids    *idTable
+	label  []labelCode // by claim number; may be shorter than ids
+	evSpan []evidenceSpan
+	evRefs []uint32
+	evIDs  *idTable
+}
+
+// Label is the claim's gold label, if it has one.
+func (g *GoldIndex) Label(id string) (Label, bool) {
+	if g == nil {
+		return label.None, false
 	}
+	i, ok := g.ids.find(id)
+	if !ok || i >= len(g.label) || g.label[i] == 0 {
+		return label.None, false
+	}
+	return g.label[i].label(), true
+}
+
+// Evidence is the claim's gold evidence ids in the gold file's order (nil
+// when it has none).
+func (g *GoldIndex) Evidence(id string) []string {
+	if g == nil {
+		return nil
+	}
+	i, ok := g.ids.find(id)
+	if !ok {
+		return nil
+	}
+	return g.evidenceOf(i)
+}
+
+func (g *GoldIndex) evidenceOf(i int) []string {
+	if i >= len(g.evSpan) || g.evSpan[i].end == g.evSpan[i].start {
+		return nil
+	}
+	sp := g.evSpan[i]
+	out := make([]string, 0, sp.end-sp.start)
+	for _, r := range g.evRefs[sp.start:sp.end] {
+		out = append(out, g.evIDs.id(int(r)))
+	}
+	return out
+}
+
+// EvidenceIDs are the distinct gold evidence ids of every claim, sorted.
+func (g *GoldIndex) EvidenceIDs() []string {
+	if g == nil {
+		return nil
+	}
+	out := make([]string, g.evIDs.len())
+	for i := range out {
+		out[i] = g.evIDs.id(i)
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -108,8 +209,8 @@ func (v *Validator) Claims() ([]Claim, error) {
 		return nil, err
 	}
 	for i := range v.claims {
-		if l, ok := v.gold[v.claims[i].ID]; ok {
-			v.claims[i].Label = l
+		if n, ok := v.ids.find(v.claims[i].ID); ok && n < len(v.gold) && v.gold[n] != 0 {
+			v.claims[i].Label = v.gold[n].label()
 		}
 	}
 	return v.claims, nil
@@ -151,14 +252,13 @@ func (v *Validator) AddClaims(ctx context.Context, r io.Reader, file string) err
 		v.counts.claims++
 		c, ok := parseClaim(rec)
 		if c.ID != "" {
-			if first, dup := v.idLine[c.ID]; dup {
-				rec.Fail("id", rec.Col("id"), jsonl.Errorf(jsonl.ErrDuplicateID, "duplicate id %q (first defined at %s)", c.ID, v.where(first)))
+			n, added := v.ids.add(c.ID)
+			if !added {
+				rec.Fail("id", rec.Col("id"), jsonl.Errorf(jsonl.ErrDuplicateID, "duplicate id %q (first defined at %s)", c.ID, v.where(v.idLoc[n])))
 				return
 			}
-			v.idLine[c.ID] = v.at(file, rec.Line)
-			if c.Label != "" {
-				v.labels[c.ID] = c.Label
-			}
+			v.idLoc = append(v.idLoc, v.at(file, rec.Line))
+			v.labels = append(v.labels, codeOf(c.Label))
 		}
 		if ok && v.keep {
 			v.claims = append(v.claims, c)
@@ -195,12 +295,27 @@ func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error
 		if !idOK {
 			return
 		}
-		if first, dup := v.goldAt[id]; dup {
+		n, known := v.ids.find(id)
+		if known && len(v.goldAt) < v.ids.len() {
+			// Claims come before gold: the per-claim gold arrays are
+			// made once, at the first gold line.
+			v.goldAt = append(v.goldAt, make([]loc, v.ids.len()-len(v.goldAt))...)
+			v.gold = append(v.gold, make([]labelCode, v.ids.len()-len(v.gold))...)
+			v.evSpan = append(v.evSpan, make([]evidenceSpan, v.ids.len()-len(v.evSpan))...)
+		}
+		first, dup := loc{}, false
+		if known {
+			first, dup = v.goldAt[n], v.goldAt[n].line != 0
+		} else if u, ok := v.unknown.find(id); ok {
+			first, dup = v.unknownAt[u], true
+		}
+		if dup {
 			rec.Fail("claim_id", rec.Col("claim_id"), jsonl.Errorf(jsonl.ErrDuplicateID, "duplicate claim_id %q (first labelled at %s)", id, v.where(first)))
 			return
 		}
-		v.goldAt[id] = v.at(file, rec.Line)
-		if _, known := v.idLine[id]; !known {
+		if !known {
+			v.unknown.add(id)
+			v.unknownAt = append(v.unknownAt, v.at(file, rec.Line))
 			if v.IgnoreUnknownGold {
 				v.unknownGold++
 				return
@@ -208,16 +323,22 @@ func (v *Validator) AddGold(ctx context.Context, r io.Reader, file string) error
 			rec.Fail("claim_id", rec.Col("claim_id"), jsonl.Errorf(ErrUnknownClaim, "no claim with id %q", id))
 			return
 		}
+		v.goldAt[n] = v.at(file, rec.Line)
 		if !labelOK {
 			return
 		}
-		if prev, ok := v.labels[id]; ok && prev != lbl {
-			rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrLabelConflict, "%q contradicts label %q in the claims file (%s)", lbl, prev, v.where(v.idLine[id])))
+		if prev := v.labels[n]; prev != 0 && prev.label() != lbl {
+			rec.Fail("label", rec.Col("label"), jsonl.Errorf(ErrLabelConflict, "%q contradicts label %q in the claims file (%s)", lbl, prev.label(), v.where(v.idLoc[n])))
 			return
 		}
-		v.gold[id] = lbl
+		v.gold[n] = codeOf(lbl)
 		if len(ev) > 0 {
-			v.evidence[id] = ev
+			start := uint32(len(v.evRefs))
+			for _, e := range ev {
+				r, _ := v.evIDs.add(e)
+				v.evRefs = append(v.evRefs, uint32(r))
+			}
+			v.evSpan[n] = evidenceSpan{start: start, end: uint32(len(v.evRefs))}
 		}
 	})
 }
@@ -418,9 +539,9 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // Scan reads a claims file that has been validated and calls fn for each
-// claim in order, with the gold label from gold joined in. It does not hold
-// the claims in memory.
-func Scan(ctx context.Context, path string, gold map[string]Label, fn func(Claim) error) error {
+// claim in order, with the gold label from gold (nil: none) joined in. It
+// does not hold the claims in memory.
+func Scan(ctx context.Context, path string, gold *GoldIndex, fn func(Claim) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open claims: %w", err)
@@ -436,7 +557,7 @@ func Scan(ctx context.Context, path string, gold map[string]Label, fn func(Claim
 		if !ok {
 			return
 		}
-		if l, ok := gold[c.ID]; ok {
+		if l, ok := gold.Label(c.ID); ok {
 			c.Label = l
 		}
 		fnErr = fn(c)
