@@ -308,11 +308,11 @@ func (o *Options) defaults() {
 
 // inputs are the validated claims file (and gold) with their hashes.
 type inputs struct {
-	total int                     // claims
+	total int // claims
 	// gold are the labels (of --gold and of the claims file) and the gold
 	// evidence ids the gold file names, by claim.
 	gold  *claims.GoldIndex
-	files    []corpus.Input // claims and gold, hashed
+	files []corpus.Input // claims and gold, hashed
 	// ignoredGold counts gold lines naming claims not in the claims file.
 	ignoredGold int
 }
