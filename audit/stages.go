@@ -217,6 +217,9 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		// repeat across claims are held once.
 		out.Type, out.Source, out.Importance = strs.of(out.Type), strs.of(out.Source), strs.of(out.Importance)
 		out.Meta = sliceMeta(out.Meta, o.SliceBy, strs)
+		// The reports never read an outcome's id (cross-fitting, which
+		// does, ran on the calibrate stage's outcomes).
+		out.ID = ""
 		outs = append(outs, out)
 		res.Records++
 		if o.DecideProgress != nil && (res.Records%1024 == 0 || res.Records == total) {
