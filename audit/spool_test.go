@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/metrics"
 )
 
 // fillRandom sets every settable field reachable from v (structs, pointers,
@@ -194,4 +196,39 @@ func TestSpoolFileRoundTripAndCorruption(t *testing.T) {
 	err = sp.each(func(int, verified) error { return nil })
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "read spool: record 49")
+}
+
+// The calibrate stage's compact rows give the same calibration as the
+// outcomes they were made from: the fold kept in place of the id is the
+// one cross-fitting computes from the id, for the default, a small, a
+// too-small (1: CrossFit's default) and a large fold count.
+func TestCalRowsCalibrateAsOutcomes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	outs := make([]metrics.Outcome, 3000)
+	for i := range outs {
+		o := metrics.Outcome{ID: fmt.Sprintf("claim-%d", i), Gold: metrics.Class(r.IntN(4) - 1), Scored: r.IntN(10) > 0,
+			RuleLabel: metrics.Unknown, VerifierLabel: metrics.Unknown}
+		if o.Scored {
+			o.Logits = [3]float64{r.NormFloat64() * 3, r.NormFloat64() * 3, r.NormFloat64()}
+			if o.Gold >= 0 && r.IntN(3) > 0 {
+				o.Logits[o.Gold] += 2 // a verifier better than chance, so T is fitted inside its bounds
+			}
+			o.Predicted = metrics.Argmax(metrics.Softmax(o.Logits, 1))
+		}
+		o.Abstained = !o.Scored || r.IntN(8) == 0
+		outs[i] = o
+	}
+	for _, folds := range []int{0, 1, 3, 5, 200} {
+		var rows calRows
+		for _, o := range outs {
+			rows.add(o, folds, 42)
+		}
+		opts := metrics.CalibrateOptions{Threshold: 0.01, Folds: folds, Seed: 42}
+		want := metrics.Calibrate(outs, opts)
+		got := metrics.Calibrate(rows.outcomes(), opts)
+		// Printed, so that the NaN of an empty bin equals itself.
+		require.True(t, fmt.Sprint(want) == fmt.Sprint(got), "folds %d: the calibration differs", folds)
+		require.Equal(t, want.CrossFit.PerOutcome, got.CrossFit.PerOutcome)
+		require.True(t, want.CrossFit.Fitted)
+	}
 }

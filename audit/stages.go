@@ -70,7 +70,7 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 				res.Errors++
 			}
 			if !o.Shard.Sharded() {
-				sp.prelim = append(sp.prelim, o.prelimOutcome(s))
+				sp.prelim.add(o.prelimOutcome(s), o.Folds, o.Seed)
 			}
 			done++
 			o.Log.Debug("verified", "claim", r.Item.claim.ID, "passages", len(r.Pair.Passages), "batch_tries", r.Tries,
@@ -132,8 +132,8 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 		o.Log.Info("calibration deferred to audit report over all shards", "shard", o.Shard.String())
 		return calibration{result: metrics.CalibrationResult{Temperature: 1}}, nil
 	}
-	prelim := sp.prelim
-	sp.prelim = nil
+	prelim := sp.prelim.outcomes()
+	sp.prelim = calRows{}
 	if deg, u, n := degenerateUnsupported(prelim); deg {
 		o.branchAt = BranchThresholdDegenerate
 		o.Log.Warn("the verifier is degenerate-unsupported: BRANCH now needs confidence >= 0.9 (the verifier failure-mode rule, docs/rules.md)",

@@ -116,7 +116,11 @@ func CrossFit(outs []Outcome, opts CrossFitOptions) CrossFitResult {
 	for i, o := range outs {
 		fold[i] = -1
 		if o.Gold != Unknown && o.Scored {
-			fold[i] = FoldOf(o.ID, opts.Seed, opts.K)
+			if o.Fold > 0 {
+				fold[i] = int(o.Fold) - 1
+			} else {
+				fold[i] = FoldOf(o.ID, opts.Seed, opts.K)
+			}
 			res.Labelled++
 		}
 	}

@@ -31,7 +31,12 @@ func (c Class) String() string {
 // Outcome is what metrics need of one claim's record.
 type Outcome struct {
 	// ID is the claim id: cross-fitting assigns folds from it (FoldOf).
-	ID   string
+	ID string
+	// Fold, when above 0, is the claim's cross-fitting fold + 1 as FoldOf
+	// gives it for the seed and K that CrossFit is then called with: a
+	// caller holding a million outcomes computes it once and leaves ID
+	// empty. 0: CrossFit computes the fold from ID.
+	Fold int8
 	Gold Class // Unknown when the claim has no gold label
 	// Abstained: no decision (empty or weak retrieval, low confidence, or an
 	// adjudication error). Predicted is ignored then.
