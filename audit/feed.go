@@ -106,7 +106,18 @@ func send(ctx context.Context, order <-chan *retrieval, jobs chan<- adjudicate.J
 // in the claims file.
 func (o *Options) scanShard(ctx context.Context, gold *claims.GoldIndex, fn func(item) error) error {
 	next := 0 // the next claim's position in the file
-	return claims.Scan(ctx, o.ClaimsPath, gold, func(c claims.Claim) error {
+	each := func(fn func(claims.Claim) error) error { return claims.Scan(ctx, o.ClaimsPath, gold, fn) }
+	if o.claimSource != nil {
+		each = func(fn func(claims.Claim) error) error {
+			return o.claimSource.each(ctx, func(c claims.Claim) error {
+				if l, ok := gold.Label(c.ID); ok { // as Scan joins them
+					c.Label = l
+				}
+				return fn(c)
+			})
+		}
+	}
+	return each(func(c claims.Claim) error {
 		i := next
 		next++
 		if !o.Shard.Holds(c.ID) {

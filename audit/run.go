@@ -118,6 +118,10 @@ type Options struct {
 	// (the decide_and_write stage: minutes at a million claims).
 	DecideProgress func(done, total int)
 
+	// claimSource, when set, holds the claims validation read, which the
+	// feed reads instead of parsing the claims file again.
+	claimSource *claimSpool
+
 	// branchAt is the BRANCH threshold the calibrate stage chose
 	// (BranchThresholdDegenerate for a degenerate-unsupported verifier; 0:
 	// BranchThreshold).
@@ -140,11 +144,13 @@ type Result struct {
 	// Temperatures holds each claim's own (nil: 1 for all).
 	Temperature  float64
 	Temperatures []float64
-	Outcomes     []metrics.Outcome
-	Timings      reports.Timings
-	Tables       *reports.Tables // nil for a shard
-	CacheHits    int             // verdicts reused from the --resume cache
-	Instance     reports.Instance
+	// Outcomes are the claims' outcomes the reports were computed from,
+	// in claim order, without their ids (the reports read none).
+	Outcomes  []metrics.Outcome
+	Timings   reports.Timings
+	Tables    *reports.Tables // nil for a shard
+	CacheHits int             // verdicts reused from the --resume cache
+	Instance  reports.Instance
 	// IgnoredGold counts gold lines for claims not in this run (ignored
 	// unless Options.StrictGold).
 	IgnoredGold int
@@ -190,6 +196,8 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer in.claims.remove()
+	o.claimSource = in.claims
 	ix, err := timed(st, "index", &tm.Index, func() (*index, error) { return o.openIndex(ctx) })
 	if err != nil {
 		return nil, err
@@ -311,8 +319,11 @@ type inputs struct {
 	total int // claims
 	// gold are the labels (of --gold and of the claims file) and the gold
 	// evidence ids the gold file names, by claim.
-	gold  *claims.GoldIndex
-	files []corpus.Input // claims and gold, hashed
+	gold *claims.GoldIndex
+	// claims are the claims file's claims as validation read them, for
+	// the feed (removed once verification is over).
+	claims *claimSpool
+	files  []corpus.Input // claims and gold, hashed
 	// ignoredGold counts gold lines naming claims not in the claims file.
 	ignoredGold int
 }
@@ -322,6 +333,18 @@ type inputs struct {
 func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	cv := claims.NewValidator(false)
 	cv.IgnoreUnknownGold = !o.StrictGold
+	// The claims are kept (on disk) as they are validated, for the feed.
+	cs, err := newClaimSpool(o.WriteDir)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			cs.remove()
+		}
+	}()
+	cv.EachClaim = cs.add
 	if err := cv.ReadFile(ctx, "claims", o.ClaimsPath); err != nil {
 		return nil, err
 	}
@@ -333,7 +356,7 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 	if err := cv.Errors().Err(); err != nil {
 		return nil, err
 	}
-	in := &inputs{gold: cv.GoldIndex(), ignoredGold: cv.UnknownGold()}
+	in := &inputs{gold: cv.GoldIndex(), ignoredGold: cv.UnknownGold(), claims: cs}
 	in.total, _ = cv.Counts()
 	if in.total == 0 {
 		// An empty records.parquet that report then refuses helps nobody.
@@ -355,6 +378,7 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 		}
 		in.files = append(in.files, corpus.Input{Role: f.role, Path: f.path, SHA256: sum, Bytes: n})
 	}
+	ok = true
 	return in, nil
 }
 

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -483,4 +484,79 @@ func (c *spoolCodec) readVerified(v *verified) {
 		v.Fallback = &adjudicate.Verdict{}
 		c.readVerdict(v.Fallback)
 	}
+}
+
+// claimSpool keeps the claims read while the claims file is validated, in
+// file order, in the spool's binary form: the feed reads them back instead
+// of parsing the JSON file a second time.
+type claimSpool struct {
+	f   *os.File
+	w   *bufio.Writer
+	enc spoolCodec
+}
+
+func newClaimSpool(dir string) (*claimSpool, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, ".spool-claims-*.bin")
+	if err != nil {
+		return nil, err
+	}
+	return &claimSpool{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+func (s *claimSpool) add(c claims.Claim) error {
+	s.enc.b = s.enc.b[:0]
+	s.enc.claim(&c)
+	var n [binary.MaxVarintLen64]byte
+	if _, err := s.w.Write(n[:binary.PutUvarint(n[:], uint64(len(s.enc.b)))]); err != nil {
+		return err
+	}
+	_, err := s.w.Write(s.enc.b)
+	return err
+}
+
+// each reads the claims back from the start, in file order.
+func (s *claimSpool) each(ctx context.Context, fn func(claims.Claim) error) error {
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("write claim spool: %w", err)
+	}
+	// A reader of its own (ReadAt), so a second pass never races a first.
+	r := bufio.NewReaderSize(io.NewSectionReader(s.f, 0, math.MaxInt64), 1<<16)
+	var buf []byte
+	for i := 0; ; i++ {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		n, err := binary.ReadUvarint(r)
+		if err == io.EOF {
+			return nil
+		} else if err != nil || n > math.MaxInt32 {
+			return fmt.Errorf("read claim spool: claim %d: %w", i, errors.Join(err, errSpoolCorrupt))
+		}
+		buf = slices.Grow(buf[:0], int(n))[:n]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return fmt.Errorf("read claim spool: claim %d: %w", i, err)
+		}
+		d := spoolCodec{b: buf}
+		var c claims.Claim
+		d.readClaim(&c)
+		if d.err != nil || len(d.b) != 0 {
+			return fmt.Errorf("read claim spool: claim %d: %w", i, errors.Join(d.err, errSpoolCorrupt))
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *claimSpool) remove() {
+	if s == nil {
+		return
+	}
+	s.f.Close()
+	os.Remove(s.f.Name())
 }

@@ -261,3 +261,21 @@ func TestIDTableEqualsMap(t *testing.T) {
 	_, ok := tab.find("not an id")
 	require.False(t, ok)
 }
+
+// EachClaim sees every claim read without a defect, in file order, and
+// its error ends the read.
+func TestValidatorEachClaim(t *testing.T) {
+	data := `{"id":"a","text":"one"}` + "\n" + `{"id":"b","text":""}` + "\n" + `{"id":"c","text":"three","label":"supported"}` + "\n" + `{"id":"a","text":"dup"}` + "\n"
+	v := NewValidator(false)
+	var got []string
+	v.EachClaim = func(c Claim) error { got = append(got, c.ID+":"+c.Text+":"+string(c.Label)); return nil }
+	require.NoError(t, v.AddClaims(context.Background(), strings.NewReader(data), "claims.jsonl"))
+	require.Equal(t, []string{"a:one:", "c:three:supported"}, got)
+	require.Error(t, v.Errors().Err()) // the blank text and the duplicate
+
+	v = NewValidator(false)
+	n := 0
+	v.EachClaim = func(Claim) error { n++; return io.ErrShortWrite }
+	require.ErrorIs(t, v.AddClaims(context.Background(), strings.NewReader(data), "claims.jsonl"), io.ErrShortWrite)
+	require.Equal(t, 1, n)
+}

@@ -69,6 +69,13 @@ type Validator struct {
 	// strict.
 	IgnoreUnknownGold bool
 	unknownGold       int
+
+	// EachClaim, when set, is called with each claim read without a
+	// defect, in file order, gold labels not joined: a caller that streams
+	// the claims later keeps them as they are validated rather than
+	// parsing the file again. Its first error ends AddClaims.
+	EachClaim func(Claim) error
+	eachErr   error
 }
 
 // UnknownGold returns how many gold lines named a claim that was not read
@@ -248,7 +255,7 @@ func (v *Validator) ReadFile(ctx context.Context, role, path string) error {
 
 // AddClaims reads a JSONL stream of claims.
 func (v *Validator) AddClaims(ctx context.Context, r io.Reader, file string) error {
-	return eachRecord(ctx, r, file, &v.errs, func(rec jsonl.Record) {
+	err := eachRecord(ctx, r, file, &v.errs, func(rec jsonl.Record) {
 		v.counts.claims++
 		c, ok := parseClaim(rec)
 		if c.ID != "" {
@@ -263,7 +270,14 @@ func (v *Validator) AddClaims(ctx context.Context, r io.Reader, file string) err
 		if ok && v.keep {
 			v.claims = append(v.claims, c)
 		}
+		if ok && v.EachClaim != nil && v.eachErr == nil {
+			v.eachErr = v.EachClaim(c)
+		}
 	})
+	if err == nil {
+		err = v.eachErr
+	}
+	return err
 }
 
 // AddGold reads a JSONL stream of {claim_id, label} with optional
