@@ -150,6 +150,7 @@ func compareValidators(t *testing.T, claimsData, goldData []byte, lenient bool) 
 	require.Equal(t, o.unknownGold, v.UnknownGold())
 	want := o.goldLabels()
 	require.Equal(t, want, v.Gold())
+	require.Equal(t, len(want), v.GoldIndex().Labelled())
 	require.Equal(t, o.evidence, v.GoldEvidence())
 	g := v.GoldIndex()
 	for id, l := range want {

@@ -172,6 +172,20 @@ func (g *GoldIndex) Label(id string) (Label, bool) {
 	return g.label[i].label(), true
 }
 
+// Labelled is the number of claims with a gold label.
+func (g *GoldIndex) Labelled() int {
+	if g == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range g.label {
+		if c != 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Evidence is the claim's gold evidence ids in the gold file's order (nil
 // when it has none).
 func (g *GoldIndex) Evidence(id string) []string {

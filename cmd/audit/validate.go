@@ -80,7 +80,7 @@ func (c *validateCmd) run(cmd *cobra.Command, _ []string) error {
 		errs.Errors = append(errs.Errors, l.Errors...)
 		errs.Total += l.Total
 	}
-	summary := validateSummary{Documents: docs, Spans: spans, Claims: nClaims, Gold: nGold, Labelled: len(cv.Gold())}
+	summary := validateSummary{Documents: docs, Spans: spans, Claims: nClaims, Gold: nGold, Labelled: cv.GoldIndex().Labelled()}
 	if c.asJSON {
 		if err := writeValidateJSON(c.e, v.Inputs(), summary, errs); err != nil {
 			return err
