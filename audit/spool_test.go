@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -231,4 +232,43 @@ func TestCalRowsCalibrateAsOutcomes(t *testing.T) {
 		require.Equal(t, want.CrossFit.PerOutcome, got.CrossFit.PerOutcome)
 		require.True(t, want.CrossFit.Fitted)
 	}
+}
+
+// BenchmarkSpoolRecord writes and reads back one claim as the run spools
+// it (a claim of the generated set with five ~600-byte passages): the JSON
+// the spool used to hold against its binary record.
+func BenchmarkSpoolRecord(b *testing.B) {
+	text := strings.Repeat("The mayor of Karo Ridge is Olga Briel, elected in 2019 with 54% of the vote. ", 8)
+	v := verified{Claim: claims.Claim{ID: "c_0000001", SourceID: "out_0000001", Text: "The mayor of Karo Ridge is Olga Briel.",
+		Subject: "Karo Ridge", Predicate: "mayor", Modality: "assertion", Polarity: "positive", Type: "fact", Importance: "minor",
+		Normalization: claims.Normalization{Entities: []string{"Karo Ridge"}}}, Index: 1, LatencyMS: 1.25,
+		Verdict: adjudicate.Verdict{Logits: [3]float64{1.5, -0.25, 0.125}, Passage: 0, Rationale: "passage 1 matches 5 of 6 content words"}}
+	for i := range 5 {
+		v.Passages = append(v.Passages, adjudicate.Passage{ID: fmt.Sprintf("d%d#w%d", i, i), DocID: fmt.Sprintf("d%d", i), Start: 100 * i, End: 100*i + len(text), Text: text, Score: 12.5 - float64(i)})
+	}
+	b.Run("json", func(b *testing.B) {
+		for b.Loop() {
+			buf, err := json.Marshal(v)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var got verified
+			if err := json.Unmarshal(buf, &got); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("binary", func(b *testing.B) {
+		var c spoolCodec
+		for b.Loop() {
+			c.b = c.b[:0]
+			c.verified(&v)
+			d := spoolCodec{b: c.b}
+			var got verified
+			d.readVerified(&got)
+			if d.err != nil {
+				b.Fatal(d.err)
+			}
+		}
+	})
 }
