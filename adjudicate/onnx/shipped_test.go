@@ -27,9 +27,18 @@ type shippedReference struct {
 // the Python trainer gave for the reference batch (long passages, a claim
 // longer than the room, an empty passage, accents), at the length it was
 // trained at, which its tokenizer.json declares; and ONNX Runtime from Go
-// gives the logits Python's ONNX Runtime gave for that batch, within 1e-4,
-// and torch's float32 model's within 0.05 (the int8 weights: 0.027 at most).
+// gives the logits Python's ONNX Runtime gave for that batch, within
+// ortParity, and torch's float32 model's within 0.05 (the int8 weights:
+// 0.027 at most).
 func TestShippedModelMatchesPython(t *testing.T) {
+	// ortParity bounds Go against Python's ONNX Runtime across machines:
+	// the reference was computed on a CPU where ONNX Runtime's int8 matrix
+	// products round differently from one with AVX-512 VNNI (exact 32-bit
+	// dot products rather than saturating 16-bit pair sums). On the same
+	// CPU the two agree within 1e-4; on a VNNI machine (AMD EPYC, 2026-11-26)
+	// the largest difference over the reference batch was 0.0102. A wrong
+	// input (ids, type ids, mask, positions) moves logits by far more.
+	const ortParity = 0.02
 	var ref shippedReference
 	b, err := os.ReadFile(filepath.Join(shipped, "reference.json"))
 	require.NoError(t, err)
@@ -53,7 +62,7 @@ func TestShippedModelMatchesPython(t *testing.T) {
 	require.NoError(t, v.run(pairs, idx, bucket(width), got))
 	for i := range got {
 		want := v.labels.apply(ref.OnnxLogits[i][:])
-		assert.InDeltaSlice(t, want[:], got[i][:], 1e-4, "row %d: Go vs Python ONNX Runtime", i)
+		assert.InDeltaSlice(t, want[:], got[i][:], ortParity, "row %d: Go vs Python ONNX Runtime", i)
 		torch := v.labels.apply(ref.TorchLogit[i][:])
 		assert.InDeltaSlice(t, torch[:], got[i][:], 0.05, "row %d: Go (int8) vs torch (float32)", i)
 	}
