@@ -26,6 +26,8 @@
 // cores in waves, the next wave while the current one runs, grouped by
 // length into buckets (multiples of 16 tokens) and padded to their bucket,
 // so a pair's logits depend only on the pair, never on the batch it shared.
+// Through adjudicate.Schedule a call's tokenising is done earlier still
+// (Verifier.Prepare): while the call before it runs the model.
 // The deciding passage is the one with the strongest evidence either way —
 // the largest of p(supported) and p(unsupported); for a two-label model, the
 // largest p(supported) — and its raw logits become the claim's. A claim
