@@ -45,6 +45,15 @@ func (o SchedulerOptions) Resolve(v Verifier) SchedulerOptions {
 // waits for its jobs to be made while the others verify.
 func (o SchedulerOptions) Ahead() int { return max(1, o.BatchSize) * max(1, o.Workers) }
 
+// Preparer is a verifier whose calls begin with work that needs no model
+// (tokenising): Prepare does that work for a batch and returns the rest of
+// the call, which gives exactly what Verify gives on the batch and may be
+// called again (a retry). Schedule prepares each worker's next batch while
+// its current one is verified, so the model does not wait for it.
+type Preparer interface {
+	Prepare(ctx context.Context, batch []Pair) func(context.Context) ([]Verdict, error)
+}
+
 // Job is what the scheduler carries: a pair to verify and the caller's item
 // (a claim, say) that travels with it to the result.
 type Job[T any] struct {
@@ -152,12 +161,40 @@ func Schedule[T any](ctx context.Context, v Verifier, in <-chan Job[T], opts Sch
 			}
 		}
 	}()
+	pr, prepares := v.(Preparer)
 	for w := 0; w < opts.Workers; w++ {
-		wg.Add(1)
+		if !prepares {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for b := range work {
+					pairs := b.pairs()
+					b.done <- verifyBatch(ctx, func(ctx context.Context) ([]Verdict, error) { return v.Verify(ctx, pairs) }, b, opts, 0)
+				}
+			}()
+			continue
+		}
+		// The worker's next batch is prepared while its current one is
+		// verified: one batch ahead, never more.
+		prepared := make(chan preparedBatch[T])
+		wg.Add(2)
 		go func() {
 			defer wg.Done()
+			defer close(prepared)
 			for b := range work {
-				b.done <- verifyBatch(ctx, v, b, opts)
+				began := time.Now()
+				run := pr.Prepare(ctx, b.pairs())
+				select {
+				case prepared <- preparedBatch[T]{b, run, time.Since(began)}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for p := range prepared {
+				p.b.done <- verifyBatch(ctx, p.run, p.b, opts, p.took)
 			}
 		}()
 	}
@@ -177,21 +214,32 @@ func Schedule[T any](ctx context.Context, v Verifier, in <-chan Job[T], opts Sch
 	return ctx.Err()
 }
 
-func verifyBatch[T any](ctx context.Context, v Verifier, b *batch[T], opts SchedulerOptions) []Result[T] {
+// preparedBatch is a batch whose Prepare took took, and the rest of its
+// verification.
+type preparedBatch[T any] struct {
+	b    *batch[T]
+	run  func(context.Context) ([]Verdict, error)
+	took time.Duration
+}
+
+// verifyBatch runs verify (the batch's Verify call, or what its Prepare
+// left), retrying transient failures; prepared is the time Prepare took,
+// counted in the pairs' latency.
+func verifyBatch[T any](ctx context.Context, verify func(context.Context) ([]Verdict, error), b *batch[T], opts SchedulerOptions, prepared time.Duration) []Result[T] {
 	rs := make([]Result[T], len(b.jobs))
 	for i, j := range b.jobs {
 		rs[i] = Result[T]{Index: b.first + i, Job: j}
 	}
-	pairs := b.pairs()
+	n := len(b.jobs)
 	var verdicts []Verdict
 	var err error
 	tries := 0
 	began := time.Now()
 	for attempt := 0; ; attempt++ {
 		tries++
-		verdicts, err = v.Verify(ctx, pairs)
-		if err == nil && len(verdicts) != len(pairs) {
-			err = fmt.Errorf("verifier returned %d verdicts for %d pairs", len(verdicts), len(pairs))
+		verdicts, err = verify(ctx)
+		if err == nil && len(verdicts) != n {
+			err = fmt.Errorf("verifier returned %d verdicts for %d pairs", len(verdicts), n)
 		}
 		if err == nil || !IsTransient(err) || attempt >= opts.Retries || ctx.Err() != nil {
 			break
@@ -205,12 +253,12 @@ func verifyBatch[T any](ctx context.Context, v Verifier, b *batch[T], opts Sched
 			}
 		}
 	}
-	share := time.Since(began) / time.Duration(len(rs))
+	share := (prepared + time.Since(began)) / time.Duration(len(rs))
 	for i := range rs {
 		rs[i].Tries = tries
 		rs[i].Latency = share
 		if err != nil {
-			rs[i].Err = fmt.Errorf("verify batch of %d (after %d tries): %w", len(pairs), tries, err)
+			rs[i].Err = fmt.Errorf("verify batch of %d (after %d tries): %w", n, tries, err)
 			continue
 		}
 		vd := verdicts[i]

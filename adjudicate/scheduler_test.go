@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -267,4 +268,102 @@ func TestResolveAndAhead(t *testing.T) {
 	assert.Equal(t, 5, o.BatchSize, "an explicit batch size wins")
 	assert.Equal(t, 20, o.Ahead())
 	assert.Equal(t, 32, adjudicate.SchedulerOptions{}.Resolve(&echo{}).BatchSize, "no preference: 32")
+}
+
+// preparing is echo split as a Preparer: Prepare counts the batch and
+// returns a run that waits, when wait is set, until the next batch is
+// prepared (or the input ends) before answering.
+type preparing struct {
+	echo
+	mu       sync.Mutex
+	prepared []chan struct{} // closed when batch k is prepared
+	count    int
+	runs     atomic.Int32
+	wait     bool
+	total    int // batches the input makes
+}
+
+func (p *preparing) seen(k int) chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.prepared) <= k {
+		p.prepared = append(p.prepared, make(chan struct{}))
+	}
+	return p.prepared[k]
+}
+
+func (p *preparing) Prepare(ctx context.Context, batch []adjudicate.Pair) func(context.Context) ([]adjudicate.Verdict, error) {
+	p.mu.Lock()
+	k := p.count // with one worker, the batch's place in the input
+	p.count++
+	p.mu.Unlock()
+	close(p.seen(k))
+	return func(ctx context.Context) ([]adjudicate.Verdict, error) {
+		p.runs.Add(1)
+		if p.wait && k+1 < p.total {
+			select {
+			case <-p.seen(k + 1):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(10 * time.Second):
+				return nil, fmt.Errorf("batch %d ran without batch %d prepared", k, k+1)
+			}
+		}
+		return p.Verify(ctx, batch)
+	}
+}
+
+// A Preparer's batch k+1 is prepared while batch k runs (each run here
+// waits for the next Prepare), the results are Verify's, and a retry runs
+// the prepared call again without preparing anew.
+func TestPreparerIsPreparedOneBatchAhead(t *testing.T) {
+	pairs := many(21)
+	want := collect(t, &echo{}, pairs, adjudicate.SchedulerOptions{BatchSize: 4})
+	p := &preparing{wait: true, total: 6}
+	got := collect(t, p, pairs, adjudicate.SchedulerOptions{BatchSize: 4})
+	for i := range want {
+		assert.Equal(t, want[i].Verdict, got[i].Verdict, "pair %d", i)
+		assert.NoError(t, got[i].Err, "pair %d", i)
+	}
+	assert.Equal(t, 6, p.count, "every batch prepared once")
+	assert.Equal(t, int32(6), p.runs.Load())
+
+	p = &preparing{echo: echo{fail: func(_ []adjudicate.Pair, call int32) error {
+		if call <= 2 {
+			return adjudicate.Transient(errors.New("busy"))
+		}
+		return nil
+	}}}
+	rs := collect(t, p, many(3), adjudicate.SchedulerOptions{BatchSize: 10, Retries: 3, Backoff: -1})
+	for _, r := range rs {
+		assert.NoError(t, r.Err)
+		assert.Equal(t, 3, r.Tries, "two transient failures, then success")
+	}
+	assert.Equal(t, 1, p.count, "a retry runs the prepared call again")
+}
+
+func TestConformanceOfPreparingFake(t *testing.T) {
+	adjudicatetest.Run(t, func(*testing.T) adjudicate.Verifier { return &preparing{} })
+}
+
+// blockingPreparer's prepared calls answer only when their context is
+// cancelled.
+type blockingPreparer struct{ blocking }
+
+func (b *blockingPreparer) Prepare(_ context.Context, batch []adjudicate.Pair) func(context.Context) ([]adjudicate.Verdict, error) {
+	return func(ctx context.Context) ([]adjudicate.Verdict, error) { return b.Verify(ctx, batch) }
+}
+
+// With a Preparer too, Schedule does not return while a call it made is
+// still running.
+func TestScheduleWaitsForItsPreparingWorkers(t *testing.T) {
+	v := &blockingPreparer{blocking{running: make(chan struct{})}}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-v.running
+		cancel()
+	}()
+	err := adjudicate.Schedule(ctx, v, feed(many(40)), adjudicate.SchedulerOptions{BatchSize: 1, Workers: 4, Backoff: -1}, func(adjudicate.Result[int]) error { return nil })
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, v.started.Load(), v.returned.Load(), "every call returned before Schedule did")
 }

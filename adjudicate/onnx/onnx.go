@@ -26,6 +26,8 @@
 // cores in waves, the next wave while the current one runs, grouped by
 // length into buckets (multiples of 16 tokens) and padded to their bucket,
 // so a pair's logits depend only on the pair, never on the batch it shared.
+// Through adjudicate.Schedule a call's tokenising is done earlier still
+// (Verifier.Prepare): while the call before it runs the model.
 // The deciding passage is the one with the strongest evidence either way —
 // the largest of p(supported) and p(unsupported); for a two-label model, the
 // largest p(supported) — and its raw logits become the claim's. A claim
@@ -109,6 +111,10 @@ type Verifier struct {
 	maxLen   int
 	maxBatch int
 	version  string
+	// onRun, when set (by tests), sees each model run's rows and width: a
+	// model whose rows are not independent of their batch (dynamic
+	// quantisation) must get the same runs whatever the call path.
+	onRun func(rows []encoded, idx []int, width int)
 }
 
 type feed int
@@ -453,25 +459,46 @@ func bucket(n int) int { return max(16, (n+15)/16*16) }
 // (the next wave is tokenised meanwhile).
 func (v *Verifier) waveSize() int { return 4 * v.maxBatch }
 
-// Verify scores every (passage, claim) pair and picks each claim's
-// deciding passage.
-func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var pairs []encoded
-	var texts [][2]string
+// call is one Verify call's pairs: each claim with each of its passages
+// (or an empty one), tokenised wave by wave.
+type call struct {
+	batch []adjudicate.Pair
+	pairs []encoded
+	texts [][2]string
+	errs  []error
+}
+
+func (v *Verifier) newCall(batch []adjudicate.Pair) *call {
+	c := &call{batch: batch}
 	for ci, p := range batch {
 		passages := p.Passages
 		if len(passages) == 0 {
 			passages = []adjudicate.Passage{{}}
 		}
 		for pi, ps := range passages {
-			pairs = append(pairs, encoded{claim: ci, passage: pi})
-			texts = append(texts, [2]string{ps.Text, p.Claim})
+			c.pairs = append(c.pairs, encoded{claim: ci, passage: pi})
+			c.texts = append(c.texts, [2]string{ps.Text, p.Claim})
 		}
 	}
-	errs := make([]error, len(pairs))
+	c.errs = make([]error, len(c.pairs))
+	return c
+}
+
+// tokenize encodes pairs lo..hi-1 on all cores.
+func (v *Verifier) tokenize(c *call, lo, hi int) {
+	v.tok.Parallel(hi-lo, func(i int) {
+		e, err := v.tok.EncodePair(c.texts[lo+i][0], c.texts[lo+i][1], v.maxLen)
+		c.pairs[lo+i].ids, c.pairs[lo+i].types, c.errs[lo+i] = e.IDs, e.TypeIDs, err
+	})
+}
+
+// Verify scores every (passage, claim) pair and picks each claim's
+// deciding passage.
+func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := v.newCall(batch)
 	// Tokenise wave by wave on all cores, one wave ahead of inference.
 	ready := make(chan [2]int, 1)
 	stop := make(chan struct{})
@@ -480,12 +507,9 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 	go func() {
 		defer wg.Done()
 		defer close(ready)
-		for lo := 0; lo < len(pairs); lo += v.waveSize() {
-			hi := min(lo+v.waveSize(), len(pairs))
-			v.tok.Parallel(hi-lo, func(i int) {
-				e, err := v.tok.EncodePair(texts[lo+i][0], texts[lo+i][1], v.maxLen)
-				pairs[lo+i].ids, pairs[lo+i].types, errs[lo+i] = e.IDs, e.TypeIDs, err
-			})
+		for lo := 0; lo < len(c.pairs); lo += v.waveSize() {
+			hi := min(lo+v.waveSize(), len(c.pairs))
+			v.tokenize(c, lo, hi)
 			select {
 			case ready <- [2]int{lo, hi}:
 			case <-stop:
@@ -495,35 +519,78 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 	}()
 	defer wg.Wait()
 	defer close(stop)
-	logits := make([][3]float64, len(pairs))
+	logits := make([][3]float64, len(c.pairs))
 	for r := range ready {
-		for i := r[0]; i < r[1]; i++ {
-			if errs[i] != nil {
-				return nil, fmt.Errorf("claim %s: tokenize: %w", batch[pairs[i].claim].ClaimID, errs[i])
-			}
-		}
-		order := make([]int, 0, r[1]-r[0])
-		for i := r[0]; i < r[1]; i++ {
-			order = append(order, i)
-		}
-		sort.SliceStable(order, func(a, b int) bool { return bucket(len(pairs[order[a]].ids)) < bucket(len(pairs[order[b]].ids)) })
-		for start := 0; start < len(order); {
-			w := bucket(len(pairs[order[start]].ids))
-			end := start
-			for end < len(order) && end-start < v.maxBatch && bucket(len(pairs[order[end]].ids)) == w {
-				end++
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if err := v.run(pairs, order[start:end], w, logits); err != nil {
-				return nil, err
-			}
-			start = end
+		if err := v.infer(ctx, c, r[0], r[1], logits); err != nil {
+			return nil, err
 		}
 	}
-	idx := make([]adjudicate.PairIndex, len(pairs))
-	for i, e := range pairs {
+	return v.verdicts(c, logits), nil
+}
+
+// Prepare tokenises a batch whole and returns the rest of its Verify call:
+// inference, wave by wave in the very batches Verify runs (so the logits
+// are Verify's, bit for bit, whatever the model), and the deciding
+// passages. The scheduler prepares a worker's next batch while the current
+// one runs, so that no Verify call starts with the model idle while its
+// first wave is tokenised. The returned function may be called again (a
+// retry) and concurrently.
+func (v *Verifier) Prepare(ctx context.Context, batch []adjudicate.Pair) func(context.Context) ([]adjudicate.Verdict, error) {
+	if err := ctx.Err(); err != nil {
+		return func(context.Context) ([]adjudicate.Verdict, error) { return nil, err }
+	}
+	c := v.newCall(batch)
+	v.tokenize(c, 0, len(c.pairs))
+	return func(ctx context.Context) ([]adjudicate.Verdict, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		logits := make([][3]float64, len(c.pairs))
+		for lo := 0; lo < len(c.pairs); lo += v.waveSize() {
+			if err := v.infer(ctx, c, lo, min(lo+v.waveSize(), len(c.pairs)), logits); err != nil {
+				return nil, err
+			}
+		}
+		return v.verdicts(c, logits), nil
+	}
+}
+
+// infer runs the model on the tokenised pairs lo..hi-1 (a wave): grouped
+// by bucket (stably, so in pair order within one), at most maxBatch pairs
+// per run. The runs depend only on the wave's pairs.
+func (v *Verifier) infer(ctx context.Context, c *call, lo, hi int, logits [][3]float64) error {
+	for i := lo; i < hi; i++ {
+		if c.errs[i] != nil {
+			return fmt.Errorf("claim %s: tokenize: %w", c.batch[c.pairs[i].claim].ClaimID, c.errs[i])
+		}
+	}
+	pairs := c.pairs
+	order := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		order = append(order, i)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return bucket(len(pairs[order[a]].ids)) < bucket(len(pairs[order[b]].ids)) })
+	for start := 0; start < len(order); {
+		w := bucket(len(pairs[order[start]].ids))
+		end := start
+		for end < len(order) && end-start < v.maxBatch && bucket(len(pairs[order[end]].ids)) == w {
+			end++
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := v.run(pairs, order[start:end], w, logits); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// verdicts picks each claim's deciding passage from its pairs' logits.
+func (v *Verifier) verdicts(c *call, logits [][3]float64) []adjudicate.Verdict {
+	idx := make([]adjudicate.PairIndex, len(c.pairs))
+	for i, e := range c.pairs {
 		idx[i] = adjudicate.PairIndex{Claim: e.claim, Passage: e.passage}
 	}
 	strength := adjudicate.EvidenceEitherWay
@@ -531,11 +598,11 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 		// A two-label model's not-supported column is not evidence against.
 		strength = func(p [3]float64) float64 { return p[adjudicate.Supported] }
 	}
-	out := adjudicate.Strongest(batch, idx, logits, strength)
-	for i, p := range batch {
+	out := adjudicate.Strongest(c.batch, idx, logits, strength)
+	for i, p := range c.batch {
 		out[i].Rationale = v.rationale(p, out[i])
 	}
-	return out, nil
+	return out
 }
 
 // input builds one [n, width] input tensor of the model's integer type.
@@ -556,6 +623,9 @@ func (v *Verifier) input(n, width int, fill func(row int, dst []int64)) (ort.Val
 }
 
 func (v *Verifier) run(pairs []encoded, idx []int, width int, logits [][3]float64) error {
+	if v.onRun != nil {
+		v.onRun(pairs, idx, width)
+	}
 	n := len(idx)
 	pad := v.tok.PadID()
 	var tensors []ort.Value
