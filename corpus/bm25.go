@@ -308,16 +308,7 @@ func (s *scorer) topK(q []weightedTerm, k int, within int32) []scored {
 	}
 	sc := s.pool.Get().(*queryScratch)
 	defer s.pool.Put(sc)
-	const k1p1 = BM25K1 + 1
-	terms := sc.terms[:0]
-	for _, wt := range q {
-		tp, ok := s.terms[wt.term]
-		if !ok {
-			continue
-		}
-		w := wt.weight * tp.idf * k1p1
-		terms = append(terms, cursor{ords: s.ords[tp.start:tp.end], tfs: s.tfs[tp.start:tp.end], w: w, ub: w * tp.maxSat})
-	}
+	terms := s.cursors(q, sc.terms[:0])
 	sc.terms = terms
 	heap := make([]scored, 0, k)
 	if within >= 0 {
@@ -335,6 +326,21 @@ func (s *scorer) topK(q []weightedTerm, k int, within int32) []scored {
 		heap[i].score /= scoreScale
 	}
 	return heap
+}
+
+// cursors appends a cursor on the postings of each query term the index
+// has, in query order.
+func (s *scorer) cursors(q []weightedTerm, terms []cursor) []cursor {
+	const k1p1 = BM25K1 + 1
+	for _, wt := range q {
+		tp, ok := s.terms[wt.term]
+		if !ok {
+			continue
+		}
+		w := wt.weight * tp.idf * k1p1
+		terms = append(terms, cursor{ords: s.ords[tp.start:tp.end], tfs: s.tfs[tp.start:tp.end], w: w, ub: w * tp.maxSat})
+	}
+	return terms
 }
 
 // queryScratch is one query's reusable state.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -195,6 +196,64 @@ func randomQueries(t *testing.T, ix *Index, n int, seed uint64) (hits, withinHit
 		}
 	}
 	return hits, withinHits
+}
+
+// exhaustiveRaw is the unrounded score the exhaustive scorer sums for each
+// passage the query touches.
+func exhaustiveRaw(s *scorer, q []weightedTerm) map[int32]float64 {
+	raw := map[int32]float64{}
+	const k1p1 = BM25K1 + 1
+	for _, wt := range q {
+		tp, ok := s.terms[wt.term]
+		if !ok {
+			continue
+		}
+		w := wt.weight * tp.idf * k1p1
+		for i := tp.start; i < tp.end; i++ {
+			o, tf := s.ords[i], float64(s.tfs[i])
+			raw[o] += w * tf / (tf + s.norm[o])
+		}
+	}
+	return raw
+}
+
+// A passage's score before rounding is, to the bit, the sum the exhaustive
+// scorer made in query-term order: rounding to 1e-9 would hide most
+// changes of the summation order, not all of them.
+func TestExactScoreIsTheTermAtATimeSum(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 200
+	}
+	cp, sp, _ := writeBenchCorpus(t, t.TempDir(), 1000)
+	ix := openIndexOf(t, cp, sp)
+	s, err := ix.load()
+	require.NoError(t, err)
+	var vocab []string
+	for term := range s.terms {
+		vocab = append(vocab, term)
+	}
+	slices.Sort(vocab)
+	rng := rand.New(rand.NewPCG(3, 25))
+	checked := 0
+	for range n {
+		var q []weightedTerm
+		for range 2 + rng.IntN(30) {
+			q = append(q, weightedTerm{vocab[rng.IntN(len(vocab))], []float64{1, 1.5, 2.5}[rng.IntN(3)]})
+		}
+		want := exhaustiveRaw(s, q)
+		ords := slices.Sorted(maps.Keys(want))
+		terms := s.cursors(q, nil)
+		for _, o := range ords {
+			for i := range terms {
+				terms[i].seek(o)
+			}
+			got := s.exactScore(terms, o)
+			require.Equal(t, math.Float64bits(want[o]), math.Float64bits(got), "passage %d of query %v", o, q)
+			checked++
+		}
+	}
+	require.Greater(t, checked, 10*n)
 }
 
 // The pruned topK returns exactly what scoring every passage returned, on
