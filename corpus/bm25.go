@@ -427,6 +427,9 @@ func (s *scorer) exactScore(terms []cursor, o int32) float64 {
 func (s *scorer) maxScore(sc *queryScratch, terms []cursor, heap []scored) []scored {
 	k := cap(heap)
 	m := len(terms)
+	if m == 0 {
+		return heap
+	}
 	byUB := sc.byUB[:0]
 	for i := range terms {
 		byUB = append(byUB, i)
@@ -442,10 +445,34 @@ func (s *scorer) maxScore(sc *queryScratch, terms []cursor, heap []scored) []sco
 		prefix = append(prefix, sum)
 	}
 	sc.prefix = prefix
+	// The passages of the term with the highest bound (mostly the rarest
+	// term) are scored first: they are few and hold most of the best
+	// passages, so the k-th score starts high and the walk below skips
+	// the most. The walk then leaves them out.
+	seed := &terms[byUB[m-1]]
+	for p, o := range seed.ords {
+		for i := range terms {
+			terms[i].seek(o)
+		}
+		seed.pos = p
+		heap = offer(heap, k, scored{o, math.Round(s.exactScore(terms, o) * scoreScale)})
+	}
+	for i := range terms {
+		terms[i].pos = 0
+	}
 	// The terms byUB[:ess] are non-essential: together they cannot lift a
 	// passage past the k-th, so only the others propose passages.
 	ess := 0
 	theta := math.Inf(-1) // the k-th rounded score once k are held
+	raise := func() {
+		if len(heap) == k {
+			theta = heap[0].score
+			for ess < m && prefix[ess]*pruneScale < theta {
+				ess++
+			}
+		}
+	}
+	raise()
 	for {
 		o := int32(exhausted)
 		for _, i := range byUB[ess:] {
@@ -453,6 +480,14 @@ func (s *scorer) maxScore(sc *queryScratch, terms []cursor, heap []scored) []sco
 		}
 		if o == exhausted {
 			break
+		}
+		if seed.seek(o); seed.cur() == o { // scored above
+			for _, i := range byUB[ess:] {
+				if terms[i].cur() == o {
+					terms[i].pos++
+				}
+			}
+			continue
 		}
 		bound := 0.0
 		for _, i := range byUB[ess:] {
@@ -473,27 +508,28 @@ func (s *scorer) maxScore(sc *queryScratch, terms []cursor, heap []scored) []sco
 			}
 		}
 		if keep {
-			c := scored{o, math.Round(s.exactScore(terms, o) * scoreScale)}
-			switch {
-			case len(heap) < k:
-				heap = append(heap, c)
-				up(heap, len(heap)-1)
-			case better(c, heap[0]):
-				heap[0] = c
-				down(heap, 0)
-			}
-			if len(heap) == k {
-				theta = heap[0].score
-				for ess < m && prefix[ess]*pruneScale < theta {
-					ess++
-				}
-			}
+			heap = offer(heap, k, scored{o, math.Round(s.exactScore(terms, o) * scoreScale)})
+			raise()
 		}
 		for _, i := range byUB[ess:] {
 			if terms[i].cur() == o {
 				terms[i].pos++
 			}
 		}
+	}
+	return heap
+}
+
+// offer adds c to heap, a min-heap of at most k passages (the worst at the
+// root), when there is room or c is better than the worst.
+func offer(heap []scored, k int, c scored) []scored {
+	switch {
+	case len(heap) < k:
+		heap = append(heap, c)
+		up(heap, len(heap)-1)
+	case better(c, heap[0]):
+		heap[0] = c
+		down(heap, 0)
 	}
 	return heap
 }
@@ -514,15 +550,7 @@ func (s *scorer) scoreWithin(terms []cursor, heap []scored, within int32) []scor
 		if !found {
 			continue
 		}
-		c := scored{o, math.Round(s.exactScore(terms, o) * scoreScale)}
-		switch {
-		case len(heap) < k:
-			heap = append(heap, c)
-			up(heap, len(heap)-1)
-		case better(c, heap[0]):
-			heap[0] = c
-			down(heap, 0)
-		}
+		heap = offer(heap, k, scored{o, math.Round(s.exactScore(terms, o) * scoreScale)})
 	}
 	return heap
 }
