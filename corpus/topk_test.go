@@ -10,10 +10,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 )
 
 // exhaustiveTopK is the term-at-a-time scorer topK replaced, kept as the
@@ -411,4 +413,34 @@ func FuzzSearchEqualsExhaustive(f *testing.F) {
 			requireSameSearch(t, ix, text, kk, d)
 		}
 	})
+}
+
+// Searches from several goroutines at once (audit run retrieves with one
+// per core, sharing the query scratch pool) give each what one goroutine
+// gets alone.
+func TestConcurrentSearchesAgree(t *testing.T) {
+	ix := openIndexOf(t, demoCorpus, demoSpans)
+	texts, _ := claimTexts(t, filepath.Join("..", "benchdata", "demo", "claims.jsonl"))
+	want := make([][]Hit, len(texts))
+	for i, q := range texts {
+		var err error
+		want[i], err = ix.Search(context.Background(), q, 1+i%20)
+		require.NoError(t, err)
+	}
+	var g errgroup.Group
+	for w := range 4 {
+		g.Go(func() error {
+			for i := w; i < len(texts); i += 2 {
+				got, err := ix.Search(context.Background(), texts[i], 1+i%20)
+				if err != nil {
+					return err
+				}
+				if !reflect.DeepEqual(want[i], got) {
+					return fmt.Errorf("query %q: %v, alone %v", texts[i], got, want[i])
+				}
+			}
+			return nil
+		})
+	}
+	require.NoError(t, g.Wait())
 }
