@@ -26,8 +26,9 @@ const (
 const scoreScale = 1e9
 
 // scorer is an in-memory copy of the index's text postings, ordered by
-// passage id, from which queries are scored with standard BM25 term at a
-// time. It is read from bleve's postings and stored lengths once per opened
+// passage id, from which queries are scored with standard BM25 (exactly:
+// the pruning of topK only skips passages that cannot be among the hits).
+// It is read from bleve's postings and stored lengths once per opened
 // index; bleve stays the store of record (and of stored fields).
 type scorer struct {
 	n      int
