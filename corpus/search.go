@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/numeric"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
@@ -24,6 +27,12 @@ type Index struct {
 	once   sync.Once
 	scorer *scorer
 	err    error
+	// segs and offsets locate an internal document number in the
+	// snapshot's segments (number = offsets[i] + number in segs[i]), for
+	// reading stored fields without bleve's id lookup; nil when the reader
+	// is not a scorch snapshot.
+	segs    []*scorch.SegmentSnapshot
+	offsets []uint64
 }
 
 // OpenIndex opens a complete index folder read-only.
@@ -76,6 +85,17 @@ func (ix *Index) Close() error {
 func (ix *Index) load() (*scorer, error) {
 	ix.once.Do(func() {
 		ix.scorer, ix.err = loadScorer(context.Background(), ix.reader)
+		if snap, ok := ix.reader.(*scorch.IndexSnapshot); ok {
+			// scorch numbers documents segment after segment, each
+			// segment's count of documents (deleted ones included) after
+			// the previous (IndexSnapshot.offsets).
+			var running uint64
+			for _, seg := range snap.Segments() {
+				ix.segs = append(ix.segs, seg)
+				ix.offsets = append(ix.offsets, running)
+				running += seg.Segment().Count()
+			}
+		}
 	})
 	return ix.scorer, ix.err
 }
@@ -119,7 +139,7 @@ func (ix *Index) search(ctx context.Context, text string, k int, docID string) (
 	top := s.topK(analyseQuery(ix.analyzer, terms), k, within)
 	hits := make([]Hit, 0, len(top))
 	for i, c := range top {
-		h, err := ix.stored(s.ids[c.ord])
+		h, err := ix.storedAt(s, c.ord)
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
@@ -127,6 +147,56 @@ func (ix *Index) search(ctx context.Context, text string, k int, docID string) (
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// storedAt reads the stored fields of the passage with ordinal o straight
+// from its segment. bleve's Document (the path of stored) first looks the
+// id up in the _id dictionary and then copies every field into a new
+// document, which cost retrieval as much as its fields. The number's _id is
+// checked against the passage's; where it differs, or the reader is not a
+// scorch snapshot, stored reads the passage by id.
+func (ix *Index) storedAt(s *scorer, o int32) (Hit, error) {
+	id := s.ids[o]
+	num := s.num[o]
+	i := sort.Search(len(ix.offsets), func(i int) bool { return ix.offsets[i] > num }) - 1
+	if i < 0 {
+		return ix.stored(id)
+	}
+	var hit Hit
+	idOK := false
+	err := ix.segs[i].VisitDocument(num-ix.offsets[i], func(name string, typ byte, val []byte, _ []uint64) bool {
+		switch name {
+		case "_id":
+			idOK = string(val) == id
+			return idOK
+		case "text":
+			hit.Text = string(val)
+		case "doc_id":
+			hit.DocID = string(val)
+		case "span_id":
+			hit.SpanID = string(val)
+		case "start", "end":
+			if typ != 'n' {
+				return true
+			}
+			i64, err := numeric.PrefixCoded(val).Int64()
+			if err != nil {
+				return true
+			}
+			v := int(numeric.Int64ToFloat64(i64))
+			if name == "start" {
+				hit.Start = v
+			} else {
+				hit.End = v
+			}
+		}
+		return true
+	})
+	if err != nil || !idOK {
+		return ix.stored(id)
+	}
+	hit.ID = id
+	return hit, nil
 }
 
 // stored reads a passage's stored fields.
@@ -301,10 +371,11 @@ func (ix *Index) Passage(ctx context.Context, id string) (Hit, bool, error) {
 	if err != nil {
 		return Hit{}, false, fmt.Errorf("look up passage %s: %w", id, err)
 	}
-	if _, ok := s.ord(id); !ok {
+	o, ok := s.ord(id)
+	if !ok {
 		return Hit{}, false, nil
 	}
-	h, err := ix.stored(id)
+	h, err := ix.storedAt(s, o)
 	if err != nil {
 		return Hit{}, false, fmt.Errorf("look up passage %s: %w", id, err)
 	}
