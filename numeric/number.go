@@ -79,6 +79,14 @@ var fractionWords = map[string]float64{
 // "2021", "2021-07-01", "one third", "1/3" or "about 48 million passengers".
 // Text that is not one numeric expression is an error wrapping ErrNotNumeric.
 func ParseQuantity(text string) (Quantity, error) {
+	return parseQuantity(text, true)
+}
+
+// parseQuantity is ParseQuantity; with explain false a failure is
+// ErrNotNumeric itself, not an error that says why: FindNumbers tries many
+// texts that fail and drops the error, and writing it cost more than the
+// parse.
+func parseQuantity(text string, explain bool) (Quantity, error) {
 	q := Quantity{Text: text, Scale: 1}
 	s := strings.TrimSpace(text)
 	s, q.Qualifier, q.Negated = stripQualifier(s)
@@ -87,15 +95,24 @@ func ParseQuantity(text string) (Quantity, error) {
 	if q.Cmp == CmpBetween {
 		lo, hi, ok := matchBetween(s)
 		if !ok {
+			if !explain {
+				return q, ErrNotNumeric
+			}
 			return q, fmt.Errorf("%q: %w: \"between\" needs \"X and Y\"", text, ErrNotNumeric)
 		}
 		s = lo + " to " + hi
 	}
 	if s == "" {
+		if !explain {
+			return q, ErrNotNumeric
+		}
 		return q, fmt.Errorf("%q: %w", text, ErrNotNumeric)
 	}
 	if d, ok, err := parseDate(s); ok || err != nil {
 		if err != nil {
+			if !explain {
+				return q, ErrNotNumeric
+			}
 			return q, fmt.Errorf("%q: %w: %v", text, ErrNotNumeric, err)
 		}
 		q.Kind, q.Date, q.Value, q.Payload, q.Unit = KindDate, d, float64(d.Year()), float64(d.Year()), "year"
@@ -106,8 +123,8 @@ func ParseQuantity(text string) (Quantity, error) {
 		return q, nil
 	}
 	if m1, m2, ok := matchRange(s); ok && !strings.HasPrefix(s, "-") {
-		lo, errLo := parseSingle(m1)
-		hi, errHi := parseSingle(m2)
+		lo, errLo := parseSingle(m1, explain)
+		hi, errHi := parseSingle(m2, explain)
 		if errLo == nil && errHi == nil {
 			// "85-95%": the unit and scale written once apply to both ends.
 			if lo.Unit == "" {
@@ -117,6 +134,9 @@ func ParseQuantity(text string) (Quantity, error) {
 				}
 			}
 			if lo.Unit != hi.Unit || lo.Value > hi.Value {
+				if !explain {
+					return q, ErrNotNumeric
+				}
 				return q, fmt.Errorf("%q: %w: range ends differ in unit or are reversed", text, ErrNotNumeric)
 			}
 			q.Kind, q.Lo, q.Hi, q.Value = KindRange, lo.Value, hi.Value, (lo.Value+hi.Value)/2
@@ -126,10 +146,16 @@ func ParseQuantity(text string) (Quantity, error) {
 		}
 	}
 	if q.Cmp == CmpBetween {
+		if !explain {
+			return q, ErrNotNumeric
+		}
 		return q, fmt.Errorf("%q: %w: \"between\" needs two values", text, ErrNotNumeric)
 	}
-	one, err := parseSingle(s)
+	one, err := parseSingle(s, explain)
 	if err != nil {
+		if !explain {
+			return q, ErrNotNumeric
+		}
 		return q, fmt.Errorf("%q: %w", text, err)
 	}
 	one.Text, one.Qualifier, one.Cmp, one.Negated = text, q.Qualifier, q.Cmp, q.Negated
@@ -252,7 +278,7 @@ func ratioTerm(s string) (float64, bool) {
 // ("48 million passengers") may follow; another number, a connective
 // ("5.7 or 9", "2024 and 2025", "five point seven") or letters glued to
 // the digits that are no unit ("5.7abc") make it not one quantity.
-func parseSingle(s string) (Quantity, error) {
+func parseSingle(s string, explain bool) (Quantity, error) {
 	q := Quantity{Text: s, Kind: KindNumber, Scale: 1}
 	s = strings.TrimSpace(s)
 	s = currencyPrefix(&q, s)
@@ -265,7 +291,7 @@ func parseSingle(s string) (Quantity, error) {
 	rest = strings.TrimSpace(rest)
 	rest, glued = scaleSuffix(&q, rest, glued)
 	rest = kindSuffix(&q, rest)
-	if err := unitWords(&q, rest, glued); err != nil {
+	if err := unitWords(&q, rest, glued, explain); err != nil {
 		return q, err
 	}
 	if q.Kind == KindNumber && q.Unit == "" && q.Scale == 1 && q.Decimals == 0 && q.Payload >= 1000 && q.Payload <= 2999 &&
@@ -415,13 +441,18 @@ func kindSuffix(q *Quantity, rest string) string {
 // may be a rate ("$29/user", "$29 per seat"); a multiplier may carry one
 // word ("3x faster"); a percentage nothing. Anything else is not one
 // quantity.
-func unitWords(q *Quantity, rest string, glued bool) error {
+func unitWords(q *Quantity, rest string, glued, explain bool) error {
 	if rest == "" {
 		return nil
 	}
-	// The error is built only when it is returned: mentions try many
-	// texts that fail here, and drop the error.
-	bad := func() error { return fmt.Errorf("%w: unexpected %q after the number", ErrNotNumeric, rest) }
+	// The error is built only when it is returned, and only when asked
+	// for (parseQuantity).
+	bad := func() error {
+		if !explain {
+			return ErrNotNumeric
+		}
+		return fmt.Errorf("%w: unexpected %q after the number", ErrNotNumeric, rest)
+	}
 	lower := strings.ToLower(rest)
 	d, inTable := unitTable[lower]
 	switch q.Kind {
