@@ -62,14 +62,10 @@ func matchNumber(s string) (sign, whole, frac, exp string, end int) {
 // hasNewline reports a \n in s, which . does not match.
 func hasNewline(s string) bool { return strings.IndexByte(s, '\n') >= 0 }
 
-// restOfLine is `\s*(.+)$` (with at least one \s when spaced) at i: the
-// greedy \s* gives back a space only when nothing else is left for .+.
+// restOfLine is `\s*(.+)$` at i, or `\s+(.+)$` when spaced: the greedy
+// spaces give back one only when nothing else is left for .+.
 func restOfLine(s string, i int, spaced bool) (string, bool) {
-	e := spacesEnd(s, i)
-	if spaced && e == i {
-		return "", false
-	}
-	t := e
+	t := spacesEnd(s, i)
 	if t == len(s) {
 		t--
 	}

@@ -38,11 +38,11 @@ var months = map[string]bool{"january": true, "february": true, "march": true, "
 func FindNumbers(text string) []Mention {
 	// The anchors, the bytes taken and the mentions of a short text (most
 	// are sentences) live on the stack; a long one's go to the heap.
-	var atBuf [128]int
-	a := anchorsOf(text, atBuf[:0])
-	if !a.digit {
+	if !hasDigit(text) {
 		return nil // every pattern needs an ASCII digit
 	}
+	var atBuf [128]int
+	a := anchorsOf(text, atBuf[:0])
 	var takenBuf [512]bool
 	var taken []bool
 	if len(text) < len(takenBuf) {
@@ -128,8 +128,18 @@ var scanOrder = [...]struct {
 }
 
 type anchors struct {
-	digit bool  // any ASCII digit
-	at    []int // position<<anchorBits | kind, in order of position
+	at []int // position<<anchorBits | kind, in order of position
+}
+
+// hasDigit reports an ASCII digit in s: a tighter loop than anchorsOf's,
+// for the many texts without one.
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 const anchorBits = 3 // nAt kinds
@@ -175,7 +185,6 @@ func anchorsOf(s string, buf []int) anchors {
 		kind := -1
 		switch class {
 		case byteDigit:
-			a.digit = true
 			if i == 0 || !isWordByte(s[i-1]) {
 				kind = atDigit
 			}
