@@ -24,6 +24,43 @@ func BenchmarkCheckAuto(b *testing.B) {
 // the sample outputs (prose with numbers) and the fuzz texts of the
 // property test.
 func BenchmarkFindNumbers(b *testing.B) {
+	texts := benchTexts(b)
+	for _, impl := range []struct {
+		name string
+		find func(string) []Mention
+	}{{"scanner", FindNumbers}, {"regexp", findNumbersRegexp}} {
+		b.Run(impl.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, text := range texts {
+					impl.find(text)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(texts)), "ns/text")
+		})
+	}
+}
+
+// BenchmarkPassageNumbers is what the verifier, the numeric check and the
+// rules ask of a passage: its mentions (FindNumbers, which parses each with
+// ParseQuantity) and its years, over the texts of BenchmarkFindNumbers
+// (ns/text is per text). It has no regular-expression twin: run it in a
+// test binary of the old code to compare.
+func BenchmarkPassageNumbers(b *testing.B) {
+	texts := benchTexts(b)
+	for b.Loop() {
+		for _, text := range texts {
+			FindNumbers(text)
+			YearsIn(text)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(texts)), "ns/text")
+}
+
+// benchTexts is the passages of the real sets (their corpus documents,
+// each line and each sentence; every 8th, at most 8,000) when DATA names
+// their folder, else the sample outputs and the fuzz texts of the property
+// test.
+func benchTexts(b *testing.B) []string {
 	var texts []string
 	if dir := os.Getenv("DATA"); dir != "" {
 		var all []string
@@ -38,17 +75,5 @@ func BenchmarkFindNumbers(b *testing.B) {
 	} else {
 		texts = append(fuzzTexts(2000), sampleTexts(b)...)
 	}
-	for _, impl := range []struct {
-		name string
-		find func(string) []Mention
-	}{{"scanner", FindNumbers}, {"regexp", findNumbersRegexp}} {
-		b.Run(impl.name, func(b *testing.B) {
-			for b.Loop() {
-				for _, text := range texts {
-					impl.find(text)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(texts)), "ns/text")
-		})
-	}
+	return texts
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -60,8 +59,6 @@ var approxQualifiers = []string{
 	"close to", "an estimated", "estimated", "~", "≈",
 }
 
-var reBetween = regexp.MustCompile(`(?i)^(.+?)\s+and\s+(.+)$`)
-
 var scaleWords = map[string]float64{
 	"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
 	"billion": 1e9, "t": 1e12, "tn": 1e12, "trillion": 1e12,
@@ -77,35 +74,45 @@ var fractionWords = map[string]float64{
 	"fourths": 4, "fifth": 5, "fifths": 5, "tenth": 10, "tenths": 10,
 }
 
-var (
-	reDate   = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})$`)
-	reNumber = regexp.MustCompile(`^([+-]?)(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d+))?([eE][+-]?\d+)?`)
-	reRange  = regexp.MustCompile(`^(.+?)\s*(?:-|–|—|\bto\b)\s*(.+)$`)
-	reFrac   = regexp.MustCompile(`^(\d+)\s*/\s*(\d+)$`)
-)
-
 // ParseQuantity parses a numeric expression such as "5.7", "5,700",
 // "1.5K", "2 million", "12%", "0.12", "85-95%", "10–20", "$29", "3x",
 // "2021", "2021-07-01", "one third", "1/3" or "about 48 million passengers".
 // Text that is not one numeric expression is an error wrapping ErrNotNumeric.
 func ParseQuantity(text string) (Quantity, error) {
+	return parseQuantity(text, true)
+}
+
+// parseQuantity is ParseQuantity; with explain false a failure is
+// ErrNotNumeric itself, not an error that says why: FindNumbers tries many
+// texts that fail and drops the error, and writing it cost more than the
+// parse.
+func parseQuantity(text string, explain bool) (Quantity, error) {
 	q := Quantity{Text: text, Scale: 1}
 	s := strings.TrimSpace(text)
 	s, q.Qualifier, q.Negated = stripQualifier(s)
 	q.Cmp = comparatorOf(q.Qualifier)
 	s = strings.TrimSuffix(strings.TrimSpace(s), ".")
 	if q.Cmp == CmpBetween {
-		m := reBetween.FindStringSubmatch(s)
-		if m == nil {
+		lo, hi, ok := matchBetween(s)
+		if !ok {
+			if !explain {
+				return q, ErrNotNumeric
+			}
 			return q, fmt.Errorf("%q: %w: \"between\" needs \"X and Y\"", text, ErrNotNumeric)
 		}
-		s = m[1] + " to " + m[2]
+		s = lo + " to " + hi
 	}
 	if s == "" {
+		if !explain {
+			return q, ErrNotNumeric
+		}
 		return q, fmt.Errorf("%q: %w", text, ErrNotNumeric)
 	}
 	if d, ok, err := parseDate(s); ok || err != nil {
 		if err != nil {
+			if !explain {
+				return q, ErrNotNumeric
+			}
 			return q, fmt.Errorf("%q: %w: %v", text, ErrNotNumeric, err)
 		}
 		q.Kind, q.Date, q.Value, q.Payload, q.Unit = KindDate, d, float64(d.Year()), float64(d.Year()), "year"
@@ -115,9 +122,9 @@ func ParseQuantity(text string) (Quantity, error) {
 		q.Kind, q.Value, q.Payload, q.Decimals = KindRatio, r, r, -1
 		return q, nil
 	}
-	if m := reRange.FindStringSubmatch(s); m != nil && !strings.HasPrefix(s, "-") {
-		lo, errLo := parseSingle(m[1])
-		hi, errHi := parseSingle(m[2])
+	if m1, m2, ok := matchRange(s); ok && !strings.HasPrefix(s, "-") {
+		lo, errLo := parseSingle(m1, explain)
+		hi, errHi := parseSingle(m2, explain)
 		if errLo == nil && errHi == nil {
 			// "85-95%": the unit and scale written once apply to both ends.
 			if lo.Unit == "" {
@@ -127,6 +134,9 @@ func ParseQuantity(text string) (Quantity, error) {
 				}
 			}
 			if lo.Unit != hi.Unit || lo.Value > hi.Value {
+				if !explain {
+					return q, ErrNotNumeric
+				}
 				return q, fmt.Errorf("%q: %w: range ends differ in unit or are reversed", text, ErrNotNumeric)
 			}
 			q.Kind, q.Lo, q.Hi, q.Value = KindRange, lo.Value, hi.Value, (lo.Value+hi.Value)/2
@@ -136,30 +146,42 @@ func ParseQuantity(text string) (Quantity, error) {
 		}
 	}
 	if q.Cmp == CmpBetween {
+		if !explain {
+			return q, ErrNotNumeric
+		}
 		return q, fmt.Errorf("%q: %w: \"between\" needs two values", text, ErrNotNumeric)
 	}
-	one, err := parseSingle(s)
+	one, err := parseSingle(s, explain)
 	if err != nil {
+		if !explain {
+			return q, ErrNotNumeric
+		}
 		return q, fmt.Errorf("%q: %w", text, err)
 	}
 	one.Text, one.Qualifier, one.Cmp, one.Negated = text, q.Qualifier, q.Cmp, q.Negated
 	return one, nil
 }
 
-var reLeadingNot = regexp.MustCompile(`(?i)^(?:not|never)\s+`)
-
 // stripQualifier removes a leading comparator phrase ("about", "more than",
 // "not more than", "between") and returns it.
 func stripQualifier(s string) (rest, qualifier string, negated bool) {
-	if m := reLeadingNot.FindString(s); m != "" {
-		if r, q, _ := stripQualifier(s[len(m):]); q != "" {
+	if n := leadingNotEnd(s); n > 0 {
+		if r, q, _ := stripQualifier(s[n:]); q != "" {
 			return r, q, true
 		}
 	}
-	lower := strings.ToLower(s)
+	// Where s opens with ASCII (as far as the longest phrase), its
+	// lower-case form opens with the same bytes lowered, and s is compared
+	// byte by byte; else (a Kelvin sign lowers to one byte) as it was
+	// written first, lowering the whole of s.
+	ascii := isASCII(s[:min(len(s), longestPhrase)])
+	var lower string
+	if !ascii {
+		lower = strings.ToLower(s)
+	}
 	for _, p := range comparatorPhrases {
 		w := p.phrase
-		if strings.HasPrefix(lower, w) {
+		if ascii && hasLowerPrefix(s, w) || !ascii && strings.HasPrefix(lower, w) {
 			after := s[len(w):]
 			if w == "~" || w == "≈" || strings.HasPrefix(after, " ") {
 				return strings.TrimSpace(after), w, false
@@ -173,29 +195,27 @@ func stripQualifier(s string) (rest, qualifier string, negated bool) {
 // a month and year ("July 2021", "Jul. 2021") as the first day it names.
 // ok is false when s has none of these shapes.
 func parseDate(s string) (d time.Time, ok bool, err error) {
-	if reDate.MatchString(s) {
+	if isISODate(s) {
 		d, err = time.Parse("2006-01-02", s)
 		return d, true, err
 	}
-	if reISOMonth.MatchString(s) {
+	if isISOMonth(s) {
 		d, err = time.Parse("2006-01", s)
 		return d, true, err
 	}
-	m := reMonthYear.FindStringSubmatch(s)
-	if m == nil {
+	name, year, ok := matchMonthYear(s)
+	if !ok {
 		return d, false, nil
 	}
-	month, known := monthNumber[strings.ToLower(m[1])]
+	month, known := monthNumber[strings.ToLower(name)]
 	if !known {
 		return d, false, nil
 	}
-	y, _ := strconv.Atoi(m[2])
+	y, _ := strconv.Atoi(year)
 	return time.Date(y, month, 1, 0, 0, 0, 0, time.UTC), true, nil
 }
 
 var (
-	reISOMonth  = regexp.MustCompile(`^\d{4}-(?:0[1-9]|1[0-2])$`)
-	reMonthYear = regexp.MustCompile(`^([A-Za-z]+)\.?,?\s+(\d{4})$`)
 	monthNumber = func() map[string]time.Month {
 		m := map[string]time.Month{"sept": time.September}
 		for mo := time.January; mo <= time.December; mo++ {
@@ -204,26 +224,28 @@ var (
 		}
 		return m
 	}()
-	// "1:4", "3 : 4"; "1 in 4", "one in four"; "2 out of 3".
-	reColonRatio  = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)$`)
-	reRatioDigits = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
-	reWordRatio   = regexp.MustCompile(`(?i)^(\S+)\s+(?:in|out\s+of)\s+(\S+)$`)
+	// "1/3"; "1:4", "3 : 4"; "1 in 4", "one in four"; "2 out of 3", in
+	// the order tried.
+	ratioShapes = [...]func(string) (string, string, bool){matchFraction, matchColonRatio, matchWordRatio}
 )
 
 // parseRatio reads a ratio: "1/3", "1:4", "1 in 4", "2 out of 3", "one
 // third", "a quarter", "three quarters", "half".
 func parseRatio(s string) (float64, bool) {
-	for _, re := range []*regexp.Regexp{reFrac, reColonRatio, reWordRatio} {
-		m := re.FindStringSubmatch(s)
-		if m == nil {
+	for _, match := range ratioShapes {
+		a, b, ok := match(s)
+		if !ok {
 			continue
 		}
-		n, okN := ratioTerm(m[1])
-		d, okD := ratioTerm(m[2])
+		n, okN := ratioTerm(a)
+		d, okD := ratioTerm(b)
 		if !okN || !okD || d == 0 {
 			return 0, false
 		}
 		return n / d, true
+	}
+	if strings.ContainsAny(s, "0123456789") {
+		return 0, false // a field with a digit is no number or fraction word
 	}
 	f := strings.Fields(strings.ToLower(strings.ReplaceAll(s, "-", " ")))
 	if len(f) == 1 && f[0] == "half" {
@@ -241,7 +263,7 @@ func parseRatio(s string) (float64, bool) {
 
 // ratioTerm reads one side of a ratio: digits or a small number word.
 func ratioTerm(s string) (float64, bool) {
-	if reRatioDigits.MatchString(s) {
+	if isDecimal(s) {
 		v, err := strconv.ParseFloat(s, 64)
 		return v, err == nil
 	}
@@ -256,7 +278,7 @@ func ratioTerm(s string) (float64, bool) {
 // ("48 million passengers") may follow; another number, a connective
 // ("5.7 or 9", "2024 and 2025", "five point seven") or letters glued to
 // the digits that are no unit ("5.7abc") make it not one quantity.
-func parseSingle(s string) (Quantity, error) {
+func parseSingle(s string, explain bool) (Quantity, error) {
 	q := Quantity{Text: s, Kind: KindNumber, Scale: 1}
 	s = strings.TrimSpace(s)
 	s = currencyPrefix(&q, s)
@@ -265,11 +287,11 @@ func parseSingle(s string) (Quantity, error) {
 		return q, err
 	}
 	q.Value = q.Payload
-	glued := rest != "" && !unicode.IsSpace([]rune(rest)[0])
+	glued := rest != "" && !startsWithSpace(rest)
 	rest = strings.TrimSpace(rest)
 	rest, glued = scaleSuffix(&q, rest, glued)
 	rest = kindSuffix(&q, rest)
-	if err := unitWords(&q, rest, glued); err != nil {
+	if err := unitWords(&q, rest, glued, explain); err != nil {
 		return q, err
 	}
 	if q.Kind == KindNumber && q.Unit == "" && q.Scale == 1 && q.Decimals == 0 && q.Payload >= 1000 && q.Payload <= 2999 &&
@@ -298,40 +320,46 @@ func currencyPrefix(q *Quantity, s string) string {
 // word ("two") s opens with into q.Payload and q.Decimals, and returns what
 // follows, untrimmed.
 func leadingNumber(q *Quantity, s string) (string, error) {
-	m := reNumber.FindStringSubmatch(s)
-	if m == nil || (m[2] == "" && m[3] == "") {
+	sign, whole, frac, exp, end := matchNumber(s)
+	if whole == "" && frac == "" {
 		// Number words: "two million", "twelve".
-		f := strings.Fields(s)
-		if len(f) == 0 {
+		f := firstField(s)
+		if f == "" {
 			return "", ErrNotNumeric
 		}
-		w := strings.ToLower(f[0])
+		w := strings.ToLower(f)
 		n, ok := smallNumbers[w]
 		if !ok || w == "a" || w == "an" {
 			return "", ErrNotNumeric
 		}
 		q.Payload = n
-		return strings.TrimPrefix(s, f[0]), nil
+		return strings.TrimPrefix(s, f), nil
 	}
-	digits := strings.ReplaceAll(m[2], ",", "") + "." + m[3]
-	if m[2] == "" {
-		digits = "0." + m[3]
+	// The number as ParseFloat reads it: the digits without separators,
+	// a 0 before a bare fraction. Without a separator and with digits
+	// before any point, that is the text itself.
+	digits := s[len(sign):end]
+	if whole == "" || strings.IndexByte(whole, ',') >= 0 {
+		digits = strings.ReplaceAll(whole, ",", "") + "." + frac
+		if whole == "" {
+			digits = "0." + frac
+		}
+		digits = strings.TrimSuffix(digits, ".") + exp
 	}
-	digits = strings.TrimSuffix(digits, ".") + m[4]
 	v, err := strconv.ParseFloat(digits, 64)
 	if err != nil || math.IsInf(v, 0) {
 		return "", ErrNotNumeric
 	}
-	if m[1] == "-" {
+	if sign == "-" {
 		v = -v
 	}
-	q.Payload, q.Decimals = v, len(m[3])
-	if m[4] != "" {
+	q.Payload, q.Decimals = v, len(frac)
+	if exp != "" {
 		// 4.5e9: the exponent moves the decimal point.
-		exp, _ := strconv.Atoi(m[4][1:])
-		q.Decimals = max(0, q.Decimals-exp)
+		e, _ := strconv.Atoi(exp[1:])
+		q.Decimals = max(0, q.Decimals-e)
 	}
-	return s[len(m[0]):], nil
+	return s[end:], nil
 }
 
 // scaleSuffix reads a scale: "1.5K", "2M", "3.2B", "1.5 thousand", "2
@@ -339,17 +367,50 @@ func leadingNumber(q *Quantity, s string) (string, error) {
 // ("1.5K", "2M"): in claims "M" means million far more often than metres
 // (a comparison with a length reads a spaced "m" as metres: resolveMetres).
 func scaleSuffix(q *Quantity, rest string, glued bool) (string, bool) {
-	word, _ := firstWord(strings.ToLower(rest))
-	sc, ok := scaleWords[word]
-	if word == "" || !ok {
+	sc, n, m := scaleWordAt(rest)
+	if n == 0 {
 		return rest, glued
 	}
 	q.Scale, q.Value = sc, q.Payload*sc
-	if word == "m" && !glued {
+	if m && !glued {
 		q.scaleWord = "m"
 	}
-	after := rest[len(word):]
-	return strings.TrimSpace(after), after != "" && !unicode.IsSpace([]rune(after)[0])
+	after := rest[n:]
+	return strings.TrimSpace(after), after != "" && !startsWithSpace(after)
+}
+
+// scaleWordAt returns the scale of the word of letters rest opens with
+// (lower-cased), its length in rest, and whether it is "m"; n is 0 when it
+// is no scale word. As first written the word was the leading [a-z] of
+// strings.ToLower(rest), its length counted there: where a letter other
+// than ASCII follows the ASCII letters (a Kelvin sign lowers to "k") that
+// is still what is done.
+func scaleWordAt(rest string) (sc float64, n int, m bool) {
+	i := 0
+	for i < len(rest) && isASCIILetter(rest[i]) {
+		i++
+	}
+	var word string
+	if i == len(rest) || rest[i] < utf8.RuneSelf {
+		if i > len("thousand") {
+			return 0, 0, false // longer than every scale word
+		}
+		var buf [len("thousand")]byte
+		for j := 0; j < i; j++ {
+			buf[j] = rest[j] | 0x20
+		}
+		sc, ok := scaleWords[string(buf[:i])]
+		if i == 0 || !ok {
+			return 0, 0, false
+		}
+		return sc, i, i == 1 && buf[0] == 'm'
+	}
+	word, _ = firstWord(strings.ToLower(rest))
+	sc, ok := scaleWords[word]
+	if word == "" || !ok {
+		return 0, 0, false
+	}
+	return sc, len(word), word == "m"
 }
 
 // kindSuffix reads "%", "percent", "x", "×", "times" into the kind and
@@ -380,11 +441,18 @@ func kindSuffix(q *Quantity, rest string) string {
 // may be a rate ("$29/user", "$29 per seat"); a multiplier may carry one
 // word ("3x faster"); a percentage nothing. Anything else is not one
 // quantity.
-func unitWords(q *Quantity, rest string, glued bool) error {
+func unitWords(q *Quantity, rest string, glued, explain bool) error {
 	if rest == "" {
 		return nil
 	}
-	bad := fmt.Errorf("%w: unexpected %q after the number", ErrNotNumeric, rest)
+	// The error is built only when it is returned, and only when asked
+	// for (parseQuantity).
+	bad := func() error {
+		if !explain {
+			return ErrNotNumeric
+		}
+		return fmt.Errorf("%w: unexpected %q after the number", ErrNotNumeric, rest)
+	}
 	lower := strings.ToLower(rest)
 	d, inTable := unitTable[lower]
 	switch q.Kind {
@@ -398,14 +466,14 @@ func unitWords(q *Quantity, rest string, glued bool) error {
 		if inTable && d.symbol == q.Unit {
 			return nil // "$29 USD"
 		}
-		return bad
+		return bad()
 	case KindMultiplier:
 		if isUnitWord(rest) && !strings.ContainsAny(rest, " \t") {
 			return nil // "3x faster"
 		}
-		return bad
+		return bad()
 	case KindPercent:
-		return bad
+		return bad()
 	}
 	if inTable {
 		q.Unit = d.symbol
@@ -414,18 +482,19 @@ func unitWords(q *Quantity, rest string, glued bool) error {
 		}
 		return nil
 	}
-	words := strings.Fields(rest)
-	if glued || len(words) > 3 {
-		return bad // "5.7abc": letters on the digits that are no unit
+	if glued {
+		return bad() // "5.7abc": letters on the digits that are no unit
 	}
-	for _, w := range words {
-		if !isUnitWord(w) {
-			return bad
+	// Up to three words (strings.Fields), each a unit word.
+	n := 0
+	for w, tail := nextField(rest); w != ""; w, tail = nextField(tail) {
+		if n++; n > 3 || !isUnitWord(w) {
+			return bad()
 		}
 	}
 	word, _ := firstWord(lower)
 	if !isUnitWord(word) {
-		return bad // "one A'": the unit read would be "a", which is no unit
+		return bad() // "one A'": the unit read would be "a", which is no unit
 	}
 	q.Unit = word
 	if d, ok := unitTable[word]; ok {

@@ -1,7 +1,8 @@
 package numeric
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -35,13 +36,23 @@ var months = map[string]bool{"january": true, "february": true, "march": true, "
 // then any other number), left to right. Versions ("v1.0") and years
 // ("in 2021") are not numeric claims and are left out.
 func FindNumbers(text string) []Mention {
-	a := anchorsOf(text)
-	if !a.digit {
+	// The anchors, the bytes taken and the mentions of a short text (most
+	// are sentences) live on the stack; a long one's go to the heap.
+	if !hasDigit(text) {
 		return nil // every pattern needs an ASCII digit
 	}
-	taken := make([]bool, len(text)+1)
-	eachMatch(text, a.at[atVersion], versionEnd, func(b, e int) { mark(taken, b, e) })
-	var out []Mention
+	var atBuf [128]int
+	a := anchorsOf(text, atBuf[:0])
+	var takenBuf [512]bool
+	var taken []bool
+	if len(text) < len(takenBuf) {
+		taken = takenBuf[:len(text)+1]
+	} else {
+		taken = make([]bool, len(text)+1)
+	}
+	eachMatch(text, a.at, atVersion, versionEnd, func(b, e int) { mark(taken, b, e) })
+	var outBuf [8]Mention
+	out := outBuf[:0]
 	add := func(pattern string, b, e int) {
 		for i := b; i < e; i++ {
 			if taken[i] {
@@ -64,17 +75,24 @@ func FindNumbers(text string) []Mention {
 		out = append(out, Mention{Quantity: q, Pattern: pattern, Start: b, End: end})
 	}
 	for _, p := range scanOrder {
-		eachMatch(text, a.at[p.at], p.end, func(b, e int) {
+		eachMatch(text, a.at, p.at, p.end, func(b, e int) {
 			add(p.name, b, b+len(strings.TrimRight(text[b:e], " .,;")))
 		})
 	}
-	eachMatch(text, a.at[atDigit], bareNumberEnd, func(b, e int) {
+	eachMatch(text, a.at, atDigit, bareNumberEnd, func(b, e int) {
 		if loc := [2]int{b, e}; !isYear(text, loc[:]) && !nextToMonth(text, loc[:]) {
 			add("number", b, e)
 		}
 	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
-	return out
+	if len(out) == 0 {
+		return nil
+	}
+	// No two mentions start at the same byte (each marks its first as
+	// taken), so any sort gives the one order.
+	res := make([]Mention, len(out))
+	copy(res, out)
+	slices.SortFunc(res, func(x, y Mention) int { return cmp.Compare(x.Start, y.Start) })
+	return res
 }
 
 // Where the patterns can start: a digit after no word character, a
@@ -110,55 +128,104 @@ var scanOrder = [...]struct {
 }
 
 type anchors struct {
-	digit bool // any ASCII digit
-	at    [nAt][]int
+	at []int // position<<anchorBits | kind, in order of position
 }
 
-// anchorsOf is the one pass over the text: the starts each kind of
-// pattern may match at, in order.
-func anchorsOf(s string) anchors {
-	var a anchors
+// hasDigit reports an ASCII digit in s: a tighter loop than anchorsOf's,
+// for the many texts without one.
+func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
+		if isDigit(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+const anchorBits = 3 // nAt kinds
+
+// Classes of the bytes a pattern can start at (0: none), for anchorsOf.
+const (
+	byteDigit = 1 + iota
+	byteCurrency
+	byteLongS // the first byte of ſ, of "ſcore"
+	byteS     // s or S, of "score"
+	byteT     // t or T, of "trust"
+	byteA
+	byteB
+	byteV
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byteDigit
+	}
+	t['$'], t[0xc2], t[0xe2] = byteCurrency, byteCurrency, byteCurrency // $, £, €
+	t[0xc5] = byteLongS
+	for _, c := range [...]struct {
+		lower byte
+		class uint8
+	}{{'s', byteS}, {'t', byteT}, {'a', byteA}, {'b', byteB}, {'v', byteV}} {
+		t[c.lower], t[c.lower-'a'+'A'] = c.class, c.class
+	}
+	return t
+}()
+
+// anchorsOf is the one pass over the text: the starts each kind of
+// pattern may match at, in order, appended to buf. A keyword's first ASCII
+// letter is a start only after no word character, as every keyword
+// pattern opens with \b.
+func anchorsOf(s string, buf []int) anchors {
+	a := anchors{at: buf}
+	for i := 0; i < len(s); i++ {
+		class := byteClass[s[i]]
+		if class == 0 {
+			continue
+		}
 		kind := -1
-		switch {
-		case isDigit(c):
-			a.digit = true
+		switch class {
+		case byteDigit:
 			if i == 0 || !isWordByte(s[i-1]) {
 				kind = atDigit
 			}
-		case c == '$' || c == 0xc2 || c == 0xe2: // $, £, €
+		case byteCurrency:
 			if currencyWidth(s, i) > 0 {
 				kind = atMoney
 			}
-		case c|0x20 == 's' || c|0x20 == 't' || c == 0xc5: // s, t, ſ
-			if foldLit(s, i, "score") >= 0 || foldLit(s, i, "trust") >= 0 {
+		case byteLongS:
+			if foldLit(s, i, "score") >= 0 {
 				kind = atScore
 			}
-		case c|0x20 == 'a':
-			if foldLit(s, i, "average") >= 0 {
+		default:
+			if i > 0 && isWordByte(s[i-1]) {
+				continue
+			}
+			switch {
+			case class == byteS && foldLit(s, i, "score") >= 0, class == byteT && foldLit(s, i, "trust") >= 0:
+				kind = atScore
+			case class == byteA && foldLit(s, i, "average") >= 0:
 				kind = atAverage
-			}
-		case c|0x20 == 'b':
-			if foldLit(s, i, "between") >= 0 {
+			case class == byteB && foldLit(s, i, "between") >= 0:
 				kind = atBetween
+			case class == byteV:
+				kind = atVersion
 			}
-		case c|0x20 == 'v':
-			kind = atVersion
 		}
 		if kind >= 0 {
-			a.at[kind] = append(a.at[kind], i)
+			a.at = append(a.at, i<<anchorBits|kind)
 		}
 	}
 	return a
 }
 
 // eachMatch is FindAllStringIndex of a pattern: from left to right, the
-// first start at or after the end of the last match where it matches.
-func eachMatch(s string, starts []int, end func(string, int) int, f func(b, e int)) {
+// first start of its kind at or after the end of the last match where it
+// matches.
+func eachMatch(s string, anchors []int, kind int, end func(string, int) int, f func(b, e int)) {
 	from := 0
-	for _, b := range starts {
-		if b < from {
+	for _, x := range anchors {
+		b := x >> anchorBits
+		if x&(1<<anchorBits-1) != kind || b < from {
 			continue
 		}
 		if e := end(s, b); e >= 0 {
@@ -179,7 +246,7 @@ func mention(pattern, m string) (Quantity, bool) {
 	switch pattern {
 	case PatternTrustScore, PatternAverage:
 		i := strings.IndexFunc(m, func(r rune) bool { return r >= '0' && r <= '9' })
-		q, err := ParseQuantity(m[i:])
+		q, err := parseQuantity(m[i:], false)
 		if err != nil {
 			return q, false
 		}
@@ -197,11 +264,11 @@ func mention(pattern, m string) (Quantity, bool) {
 		return multiplierMention(m)
 	case PatternRange:
 		if strings.HasPrefix(strings.ToLower(m), "between") {
-			q, err := ParseQuantity(m)
+			q, err := parseQuantity(m, false)
 			if err != nil {
 				// "between 10 and 20 in": drop the word after the range.
 				if k := strings.LastIndexByte(m, ' '); k > 0 {
-					q, err = ParseQuantity(m[:k])
+					q, err = parseQuantity(m[:k], false)
 				}
 			}
 			if err != nil || q.Unit == "year" {
@@ -211,7 +278,7 @@ func mention(pattern, m string) (Quantity, bool) {
 			return q, true
 		}
 	}
-	q, err := ParseQuantity(m)
+	q, err := parseQuantity(m, false)
 	if err != nil {
 		return q, false
 	}
@@ -227,11 +294,28 @@ func countMention(m string) (Quantity, bool) {
 	if n < 0 {
 		return Quantity{}, false
 	}
-	q, err := ParseQuantity(m[:n])
+	q, err := parseQuantity(m[:n], false)
 	if err != nil || q.Kind == KindYear {
 		return q, false
 	}
-	words := strings.Fields(m[n:])
+	// The words after the number (strings.Fields; the count pattern has
+	// at most maxCountWords of them) and, while they are spaced by single
+	// spaces from the number and each other, where each ends in m: the
+	// counted phrase is then a substring of m, not a new string.
+	var buf [maxCountWords + 1]string
+	var ends [maxCountWords + 1]int
+	words, at := buf[:0], n
+	for w, tail := nextField(m[n:]); w != ""; w, tail = nextField(tail) {
+		b := len(m) - len(tail) - len(w)
+		e := -1
+		if at >= 0 && b == at+1 && m[at] == ' ' {
+			e = b + len(w)
+		}
+		if len(words) < len(ends) {
+			ends[len(words)] = e
+		}
+		words, at = append(words, w), e
+	}
 	if len(words) == 0 || months[strings.ToLower(words[0])] {
 		return q, false
 	}
@@ -259,7 +343,11 @@ func countMention(m string) (Quantity, bool) {
 	if nw < 2 || !areaOrVolume[strings.ToLower(words[nw-2])] {
 		q.Unit, _ = CanonicalUnit(unit)
 	}
-	q.Text = strings.TrimSpace(m[:n] + " " + strings.Join(words[:nw], " "))
+	if nw <= len(ends) && ends[nw-1] >= 0 {
+		q.Text = m[:ends[nw-1]]
+	} else {
+		q.Text = strings.TrimSpace(m[:n] + " " + strings.Join(words[:nw], " "))
+	}
 	return q, true
 }
 
@@ -281,7 +369,7 @@ func multiplierMention(m string) (Quantity, bool) {
 	}
 	_, size := utf8.DecodeRuneInString(m[i:])
 	numPart := m[:i+size]
-	q, err := ParseQuantity(numPart)
+	q, err := parseQuantity(numPart, false)
 	if err != nil {
 		return q, false
 	}

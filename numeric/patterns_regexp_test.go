@@ -48,7 +48,7 @@ func findNumbersRegexp(text string) []Mention {
 				return
 			}
 		}
-		q, ok := mention(pattern, m)
+		q, ok := mentionRegexp(pattern, m)
 		if !ok {
 			return
 		}

@@ -19,13 +19,13 @@ import (
 // differ on text: each pattern's matches, NumberPrefix, and FindNumbers'
 // mentions. It returns the number of mentions.
 func equalToRegexp(t testing.TB, text string) int {
-	a := anchorsOf(text)
+	a := anchorsOf(text, nil)
 	for i, p := range patterns {
 		require.Equal(t, spansOf(p.re.FindAllStringIndex(text, -1)),
-			scannedSpans(text, a.at[scanOrder[i].at], scanOrder[i].end), "pattern %d (%s) in %q", i, p.name, text)
+			scannedSpans(text, a.at, scanOrder[i].at, scanOrder[i].end), "pattern %d (%s) in %q", i, p.name, text)
 	}
-	require.Equal(t, spansOf(reVersionTok.FindAllStringIndex(text, -1)), scannedSpans(text, a.at[atVersion], versionEnd), "versions in %q", text)
-	require.Equal(t, spansOf(reBareNumber.FindAllStringIndex(text, -1)), scannedSpans(text, a.at[atDigit], bareNumberEnd), "numbers in %q", text)
+	require.Equal(t, spansOf(reVersionTok.FindAllStringIndex(text, -1)), scannedSpans(text, a.at, atVersion, versionEnd), "versions in %q", text)
+	require.Equal(t, spansOf(reBareNumber.FindAllStringIndex(text, -1)), scannedSpans(text, a.at, atDigit, bareNumberEnd), "numbers in %q", text)
 	require.Equal(t, numberPrefixRegexp(text), NumberPrefix(text), "NumberPrefix(%q)", text)
 	want := findNumbersRegexp(text)
 	require.Equal(t, want, FindNumbers(text), "FindNumbers(%q)", text)
@@ -40,9 +40,9 @@ func spansOf(locs [][]int) [][2]int {
 	return out
 }
 
-func scannedSpans(text string, starts []int, end func(string, int) int) [][2]int {
+func scannedSpans(text string, anchors []int, kind int, end func(string, int) int) [][2]int {
 	var out [][2]int
-	eachMatch(text, starts, end, func(b, e int) { out = append(out, [2]int{b, e}) })
+	eachMatch(text, anchors, kind, end, func(b, e int) { out = append(out, [2]int{b, e}) })
 	return out
 }
 
