@@ -129,6 +129,7 @@ func (o *Options) withRules(v verified, d decision, fc *factCache, docs docIndex
 		perPassage = v.Verdict.PassageLogits
 	}
 	in := rulesInput(v.Claim, v.Passages, v.Verdict.Passage, d, perPassage, docs, fc)
+	in.Check = d.claim
 	if d.reason == ReasonError && v.Fallback != nil {
 		in.Fallback = label.Of(int(metrics.Argmax(metrics.Softmax(v.Fallback.Logits, 1))))
 		in.Deciding = v.Fallback.Passage

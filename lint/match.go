@@ -132,6 +132,20 @@ func similarity(context string, q numeric.Quantity, f Fact, relTol float64) (flo
 	return similarityUnder(wordSet(context), q, f, MatchOptions{RelTol: relTol})
 }
 
+// ContextWords are a claim context's content words, read once for a
+// context compared with many facts: Similarity reads them again on every
+// call.
+type ContextWords struct{ set map[string]bool }
+
+// WordsOf reads a context's words for Similarity.
+func WordsOf(context string) ContextWords { return ContextWords{wordSet(context)} }
+
+// Similarity is Similarity of the context the words were read from.
+func (w ContextWords) Similarity(value float64, unit string, f Fact, relTol float64) (float64, bool) {
+	q := numeric.Quantity{Kind: numeric.KindNumber, Value: value, Unit: unit}
+	return similarityUnder(w.set, q, f, MatchOptions{RelTol: relTol})
+}
+
 func similarityUnder(context map[string]bool, q numeric.Quantity, f Fact, opts MatchOptions) (float64, bool) {
 	score := jaccardWords(context, f.contentWords()) * 0.5
 	var ok bool
@@ -303,6 +317,19 @@ func PrepareMention(context string, m numeric.Mention, opts MatchOptions) *Claim
 	}
 	c.words = wordSet(context)
 	return c
+}
+
+// WithPolicy is the claim prepared under another numeric policy: what
+// PrepareClaim (or PrepareMention) would give with opts.Policy = policy and
+// the other options unchanged, without reading the claim again (what a
+// claim's reading holds does not depend on the policy).
+func (c *ClaimCheck) WithPolicy(policy string) *ClaimCheck {
+	if c.opts.Policy == policy {
+		return c
+	}
+	d := *c
+	d.opts.Policy = policy
+	return &d
 }
 
 // Verify is VerifyNumeric (or VerifyMention) of the prepared claim
@@ -485,7 +512,7 @@ func entityDisagrees(e entity, f *Fact) string {
 	have := f.contextStems()
 	if e.factNamesOnly && !f.contextNamesEntity() {
 		for _, w := range e.content {
-			if have[w] {
+			if have.has(w) {
 				return ""
 			}
 		}
@@ -496,7 +523,7 @@ func entityDisagrees(e entity, f *Fact) string {
 	}
 	hit := 0
 	for _, w := range e.words {
-		if have[w] {
+		if have.has(w) {
 			hit++
 		}
 	}
