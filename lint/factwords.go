@@ -152,7 +152,9 @@ func asciiContextWords(ctx, lower string) (stems, bool) {
 		i = j
 	}
 	slices.Sort(out)
-	return slices.Clip(slices.Compact(out)), names
+	// Kept for the life of a cache entry: exactly the distinct stems
+	// (Compact and Clip would keep the array of every word).
+	return slices.Clone(slices.Compact(out)), names
 }
 
 // skipEntityWord says whether entityWords leaves out a lower-cased word of

@@ -41,9 +41,16 @@ func FactsFromText(id, text string) []Fact {
 	for _, sp := range sentence.Split(runes) {
 		s := string(runes[sp[0]:sp[1]])
 		years := numeric.YearsIn(s)
-		for _, m := range numeric.FindNumbers(s) {
-			facts = append(facts, Fact{ID: id, Description: s, Value: m.Value, Unit: m.Unit, Text: m.Text,
-				Years: years, Context: strings.TrimSpace(prev + " " + s), quantity: m.Quantity})
+		ms := numeric.FindNumbers(s)
+		if len(ms) > 0 {
+			ctx, desc := strings.TrimSpace(prev+" "+s), s
+			if strings.HasSuffix(ctx, s) {
+				desc = ctx[len(ctx)-len(s):] // the same text, held once by the cache that keeps the facts
+			}
+			for _, m := range ms {
+				facts = append(facts, Fact{ID: id, Description: desc, Value: m.Value, Unit: m.Unit, Text: m.Text,
+					Years: years, Context: ctx, quantity: m.Quantity})
+			}
 		}
 		prev = s
 	}
