@@ -216,3 +216,31 @@ func TestWithPolicyAndContextWords(t *testing.T) {
 	}
 	require.Greater(t, checked, 10000)
 }
+
+// agreesOK is agrees' verdict, under every policy, for the demo claims'
+// numbers against the demo passages' facts.
+func TestAgreesOKIsAgrees(t *testing.T) {
+	docs, claims := demoTexts(t, "corpus.jsonl"), demoTexts(t, "claims.jsonl")
+	var facts []Fact
+	for _, doc := range docs[:80] {
+		facts = append(facts, FactsFromText("p", doc)...)
+	}
+	policies := append([]string{""}, numeric.Policies...)
+	agreed := 0
+	for _, claim := range claims {
+		for _, m := range numeric.FindNumbers(claim) {
+			for _, f := range facts {
+				for _, policy := range policies {
+					opts := MatchOptions{Policy: policy}
+					opts.defaults()
+					ok, _, _ := agrees(m.Quantity, f, opts)
+					require.Equal(t, ok, agreesOK(m.Quantity, f, opts), "%q against %s under %q", m.Text, f, policy)
+					if ok {
+						agreed++
+					}
+				}
+			}
+		}
+	}
+	require.Greater(t, agreed, 100)
+}

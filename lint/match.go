@@ -40,9 +40,9 @@ func FactsFromText(id, text string) []Fact {
 	prev := ""
 	for _, sp := range sentence.Split(runes) {
 		s := string(runes[sp[0]:sp[1]])
-		years := numeric.YearsIn(s)
 		ms := numeric.FindNumbers(s)
 		if len(ms) > 0 {
+			years := numeric.YearsIn(s) // only a sentence with a number has facts to date
 			ctx, desc := strings.TrimSpace(prev+" "+s), s
 			if strings.HasSuffix(ctx, s) {
 				desc = ctx[len(ctx)-len(s):] // the same text, held once by the cache that keeps the facts
@@ -159,7 +159,7 @@ func similarityUnder(context map[string]bool, q numeric.Quantity, f Fact, opts M
 	if opts.Policy == "" {
 		ok = q.HoldsFor(f.Value, opts.RelTol)
 	} else {
-		ok, _, _ = agrees(q, f, opts)
+		ok = agreesOK(q, f, opts)
 	}
 	if ok {
 		score += 0.2
@@ -275,6 +275,21 @@ func agrees(q numeric.Quantity, f Fact, opts MatchOptions) (ok bool, why, policy
 	}
 	d := numeric.CheckQuantity(opts.Policy, opts.Params, fq, q)
 	return d.Verified, d.Reason, d.Policy
+}
+
+// agreesOK is agrees' verdict alone: the similarity of every fact reads
+// it, and a rounded comparison under auto (a bare number, the usual claim)
+// then writes no reason.
+func agreesOK(q numeric.Quantity, f Fact, opts MatchOptions) bool {
+	if opts.Policy == numeric.PolicyAuto && !q.Cmp.IsBound() && !q.Negated && q.Kind != numeric.KindRange && q.Cmp != numeric.CmpApprox {
+		scale := q.Scale
+		if scale == 0 {
+			scale = 1
+		}
+		return numeric.Equal(numeric.RoundTo(f.Value/scale, q.Decimals), numeric.RoundTo(q.Value/scale, q.Decimals))
+	}
+	ok, _, _ := agrees(q, f, opts)
+	return ok
 }
 
 // VerifyMention checks one numeric mention of context against facts. A
