@@ -24,12 +24,13 @@ import (
 )
 
 // The rules as they were before a claim's text was read once per Apply
-// (claimText): every use read the claim, and the passages, again. They are
-// the oracle of the rules that read text (conflict, qualifier,
-// underspecified); the others did not change.
+// (claimText): every use read the claim, and the passages, again; the hedge
+// rule with its regular expression. They are the oracle of the rules that
+// read text (conflict, qualifier, underspecified, hedge); the others did
+// not change.
 var oldTable = map[string]rule{
 	Fallback: fallback, NoEvidence: noEvidence, Conflict: oldConflict, Qualifier: oldQualifier,
-	Underspecified: oldUnderspecified, Hedge: hedge, Stale: stale,
+	Underspecified: oldUnderspecified, Hedge: oldHedge, Stale: stale,
 }
 
 // oldApply is Apply over oldTable.
