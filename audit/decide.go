@@ -250,7 +250,8 @@ type factCache struct {
 // factCachePassages is the fact cache's size for a run: 28,000 passages'
 // facts take the memory 20,000 took before they were held compactly (one
 // context string per sentence, the description inside it, the stems a
-// sorted slice: ~1.9 KB a passage of the generated corpus, was ~2.8 KB),
+// sorted slice: ~1.9 KB a text of the generated corpus's documents and
+// spans, was ~2.8 KB),
 // and on the 100k generated set (37,000 passages retrieved) they read
 // half as many passages again as 20,000 did.
 const factCachePassages = 28000

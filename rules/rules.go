@@ -144,10 +144,10 @@ type Input struct {
 	// Fallback is the label of the fallback (lexical) verifier when the
 	// verifier's own logits were unusable; None otherwise.
 	Fallback label.Label
-	// Check is the claim's text as the numeric check read it
-	// (lint.PrepareClaim of Claim.Text, under any policy), when the caller
-	// has it: the rules then do not read the claim again. Nil: they read
-	// it when a rule needs it.
+	// Check is the claim's text as the numeric check read it, when the
+	// caller has it: lint.PrepareClaim(Claim.Text, lint.MatchOptions{Policy:
+	// any policy, the other options zero}). The rules then do not read the
+	// claim again; nil, they read it when a rule needs it.
 	Check *lint.ClaimCheck
 
 	// claim is what the rules read of the claim's text, shared by the
