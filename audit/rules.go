@@ -129,6 +129,7 @@ func (o *Options) withRules(v verified, d decision, fc *factCache, docs docIndex
 		perPassage = v.Verdict.PassageLogits
 	}
 	in := rulesInput(v.Claim, v.Passages, v.Verdict.Passage, d, perPassage, docs, fc)
+	in.Check = d.claim
 	if d.reason == ReasonError && v.Fallback != nil {
 		in.Fallback = label.Of(int(metrics.Argmax(metrics.Softmax(v.Fallback.Logits, 1))))
 		in.Deciding = v.Fallback.Passage
@@ -176,7 +177,7 @@ func rulesInput(c claims.Claim, ps []adjudicate.Passage, deciding int, d decisio
 // no-evidence abstention, then the rules as a run applies them. It returns
 // the label's index, or -1 for a claim left undecided.
 func RuleDecider(o RuleOptions) func(c claims.Claim, p adjudicate.Pair, deciding int, z [3]float64) int {
-	fc := newFactCache(20000)
+	fc := newFactCache(factCachePassages)
 	return func(c claims.Claim, p adjudicate.Pair, deciding int, z [3]float64) int {
 		d := decision{t: 1, scored: true, pred: metrics.Argmax(metrics.Softmax(z, 1))}
 		if len(p.Passages) == 0 {

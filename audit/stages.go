@@ -193,7 +193,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		return nil, err
 	}
 	var outs []metrics.Outcome
-	fc := newFactCache(20000)
+	fc := newFactCache(factCachePassages)
 	docs, err := o.readDocs(ctx)
 	if err != nil {
 		w.Abort()

@@ -40,10 +40,17 @@ func FactsFromText(id, text string) []Fact {
 	prev := ""
 	for _, sp := range sentence.Split(runes) {
 		s := string(runes[sp[0]:sp[1]])
-		years := numeric.YearsIn(s)
-		for _, m := range numeric.FindNumbers(s) {
-			facts = append(facts, Fact{ID: id, Description: s, Value: m.Value, Unit: m.Unit, Text: m.Text,
-				Years: years, Context: strings.TrimSpace(prev + " " + s), quantity: m.Quantity})
+		ms := numeric.FindNumbers(s)
+		if len(ms) > 0 {
+			years := numeric.YearsIn(s) // only a sentence with a number has facts to date
+			ctx, desc := strings.TrimSpace(prev+" "+s), s
+			if strings.HasSuffix(ctx, s) {
+				desc = ctx[len(ctx)-len(s):] // the same text, held once by the cache that keeps the facts
+			}
+			for _, m := range ms {
+				facts = append(facts, Fact{ID: id, Description: desc, Value: m.Value, Unit: m.Unit, Text: m.Text,
+					Years: years, Context: ctx, quantity: m.Quantity})
+			}
 		}
 		prev = s
 	}
@@ -132,13 +139,27 @@ func similarity(context string, q numeric.Quantity, f Fact, relTol float64) (flo
 	return similarityUnder(wordSet(context), q, f, MatchOptions{RelTol: relTol})
 }
 
+// ContextWords are a claim context's content words, read once for a
+// context compared with many facts: Similarity reads them again on every
+// call.
+type ContextWords struct{ set map[string]bool }
+
+// WordsOf reads a context's words for Similarity.
+func WordsOf(context string) ContextWords { return ContextWords{wordSet(context)} }
+
+// Similarity is Similarity of the context the words were read from.
+func (w ContextWords) Similarity(value float64, unit string, f Fact, relTol float64) (float64, bool) {
+	q := numeric.Quantity{Kind: numeric.KindNumber, Value: value, Unit: unit}
+	return similarityUnder(w.set, q, f, MatchOptions{RelTol: relTol})
+}
+
 func similarityUnder(context map[string]bool, q numeric.Quantity, f Fact, opts MatchOptions) (float64, bool) {
 	score := jaccardWords(context, f.contentWords()) * 0.5
 	var ok bool
 	if opts.Policy == "" {
 		ok = q.HoldsFor(f.Value, opts.RelTol)
 	} else {
-		ok, _, _ = agrees(q, f, opts)
+		ok = agreesOK(q, f, opts)
 	}
 	if ok {
 		score += 0.2
@@ -256,6 +277,21 @@ func agrees(q numeric.Quantity, f Fact, opts MatchOptions) (ok bool, why, policy
 	return d.Verified, d.Reason, d.Policy
 }
 
+// agreesOK is agrees' verdict alone: the similarity of every fact reads
+// it, and a rounded comparison under auto (a bare number, the usual claim)
+// then writes no reason.
+func agreesOK(q numeric.Quantity, f Fact, opts MatchOptions) bool {
+	if opts.Policy == numeric.PolicyAuto && !q.Cmp.IsBound() && !q.Negated && q.Kind != numeric.KindRange && q.Cmp != numeric.CmpApprox {
+		scale := q.Scale
+		if scale == 0 {
+			scale = 1
+		}
+		return numeric.Equal(numeric.RoundTo(f.Value/scale, q.Decimals), numeric.RoundTo(q.Value/scale, q.Decimals))
+	}
+	ok, _, _ := agrees(q, f, opts)
+	return ok
+}
+
 // VerifyMention checks one numeric mention of context against facts. A
 // fact whose unit differs from the claim's is skipped (seed 001 rule 1). A
 // fact matches (seed 001: similarity >= MinSimilarity) only if it also
@@ -303,6 +339,19 @@ func PrepareMention(context string, m numeric.Mention, opts MatchOptions) *Claim
 	}
 	c.words = wordSet(context)
 	return c
+}
+
+// WithPolicy is the claim prepared under another numeric policy: what
+// PrepareClaim (or PrepareMention) would give with opts.Policy = policy and
+// the other options unchanged, without reading the claim again (what a
+// claim's reading holds does not depend on the policy).
+func (c *ClaimCheck) WithPolicy(policy string) *ClaimCheck {
+	if c.opts.Policy == policy {
+		return c
+	}
+	d := *c
+	d.opts.Policy = policy
+	return &d
 }
 
 // Verify is VerifyNumeric (or VerifyMention) of the prepared claim
@@ -485,7 +534,7 @@ func entityDisagrees(e entity, f *Fact) string {
 	have := f.contextStems()
 	if e.factNamesOnly && !f.contextNamesEntity() {
 		for _, w := range e.content {
-			if have[w] {
+			if have.has(w) {
 				return ""
 			}
 		}
@@ -496,7 +545,7 @@ func entityDisagrees(e entity, f *Fact) string {
 	}
 	hit := 0
 	for _, w := range e.words {
-		if have[w] {
+		if have.has(w) {
 			hit++
 		}
 	}

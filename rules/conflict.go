@@ -85,7 +85,7 @@ func passageVotes(in Input, o Options) []vote {
 // on their own: verified is a vote for supported, a mismatch one for
 // unsupported.
 func numericVotes(in Input, o Options) []vote {
-	if !hasNumber(in.Claim.Text) {
+	if !in.hasNumber() {
 		return nil
 	}
 	var order []string
@@ -106,8 +106,8 @@ func numericVotes(in Input, o Options) []vote {
 		if len(facts[d]) == 0 {
 			continue
 		}
-		nc := numericCheck(in.Claim.Text, facts[d], o.NumericPolicy)
-		if nc.Fact == nil || !aboutSubject(in, nc.Fact.Context, nc.Fact.Description) || !sameYears(in.Claim, nc.Fact.Years) {
+		nc := in.numericCheck(facts[d], o.NumericPolicy)
+		if nc.Fact == nil || !aboutSubject(in, nc.Fact.Context, nc.Fact.Description) || !in.sameYears(nc.Fact.Years) {
 			continue
 		}
 		switch nc.Status {
@@ -123,13 +123,8 @@ func numericVotes(in Input, o Options) []vote {
 // sameYears says whether a fact's years agree with the claim's: the claim
 // names none (its timeframe or text) and neither does the fact, or they
 // share one.
-func sameYears(c claims.Claim, years []int) bool {
-	want := yearsIn(c.Text)
-	if lo, hi, ok := timeframeYears(c.Timeframe); ok {
-		for y := lo; y <= hi && y-lo < 200; y++ {
-			want = append(want, y)
-		}
-	}
+func (in Input) sameYears(years []int) bool {
+	want := in.wantYears()
 	if len(want) == 0 {
 		return len(years) == 0
 	}
@@ -143,6 +138,25 @@ func sameYears(c claims.Claim, years []int) bool {
 	return false
 }
 
+// wantYears are the years sameYears accepts: the claim's, and those of
+// its timeframe (not to be modified).
+func (in Input) wantYears() []int {
+	c := in.claim
+	if c != nil && c.wantRead {
+		return c.want
+	}
+	want := slices.Clone(in.claimYears())
+	if lo, hi, ok := timeframeYears(in.Claim.Timeframe); ok {
+		for y := lo; y <= hi && y-lo < 200; y++ {
+			want = append(want, y)
+		}
+	}
+	if c != nil {
+		c.want, c.wantRead = want, true
+	}
+	return want
+}
+
 var sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
 
 // yearVotes: for a claim that dates something (a year, no other number),
@@ -150,8 +164,8 @@ var sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
 // year votes supported, one whose sentence gives only other years votes
 // unsupported.
 func yearVotes(in Input) []vote {
-	years := yearsIn(in.Claim.Text)
-	if len(years) != 1 || hasNumber(in.Claim.Text) {
+	years := in.claimYears()
+	if len(years) != 1 || in.hasNumber() {
 		return nil
 	}
 	y := years[0]

@@ -26,7 +26,7 @@ func qualifier(in Input, _ Options) (finding, bool) {
 	// re-decided from them); the label applies to supported alone.
 	c := in.Claim
 	supported := in.Label == label.Supported
-	if missing(c, p.Text) && !anyHolds(c, in.Passages) {
+	if in.missing(p.Text) && !in.anyHolds() {
 		return finding{label: pick(supported, label.Insufficient), flags: []string{FlagQualifierMissing}}, true
 	}
 	if c.Polarity == "negative" && !negated(p.Text) {
@@ -36,21 +36,22 @@ func qualifier(in Input, _ Options) (finding, bool) {
 }
 
 // missing says whether a passage leaves out one of the claim's qualifiers.
-func missing(c claims.Claim, text string) bool {
+func (in Input) missing(text string) bool {
+	c := in.Claim
 	for _, e := range c.Normalization.Entities {
-		if !contains(text, e) {
+		if !in.contains(text, e) {
 			return true
 		}
 	}
 	for _, q := range []string{c.Qualifiers.Location, c.Qualifiers.Population, c.Qualifiers.Condition} {
 		for _, w := range contentWords(q) {
-			if !contains(text, w) {
+			if !in.contains(text, w) {
 				return true
 			}
 		}
 	}
 	if lo, hi, ok := timeframeYears(c.Timeframe); ok {
-		for _, y := range yearsIn(text) {
+		for _, y := range in.yearsIn(text) {
 			if y >= lo && y <= hi {
 				return false
 			}
@@ -91,9 +92,9 @@ func timeframeYears(tf *claims.Timeframe) (lo, hi int, ok bool) {
 
 // anyHolds says whether some retrieved passage names all the claim's
 // qualifiers.
-func anyHolds(c claims.Claim, ps []Passage) bool {
-	for _, p := range ps {
-		if !missing(c, p.Text) {
+func (in Input) anyHolds() bool {
+	for _, p := range in.Passages {
+		if !in.missing(p.Text) {
 			return true
 		}
 	}

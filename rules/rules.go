@@ -144,6 +144,15 @@ type Input struct {
 	// Fallback is the label of the fallback (lexical) verifier when the
 	// verifier's own logits were unusable; None otherwise.
 	Fallback label.Label
+	// Check is the claim's text as the numeric check read it, when the
+	// caller has it: lint.PrepareClaim(Claim.Text, lint.MatchOptions{Policy:
+	// any policy, the other options zero}). The rules then do not read the
+	// claim again; nil, they read it when a rule needs it.
+	Check *lint.ClaimCheck
+
+	// claim is what the rules read of the claim's text, shared by the
+	// rules of one Apply (nil outside Apply: read on each use).
+	claim *claimText
 }
 
 // Result is what the rules concluded.
@@ -180,6 +189,7 @@ func Apply(in Input, o Options) Result {
 		o.ConflictMin = DefaultConflictMin
 	}
 	r := Result{Label: in.Label}
+	in.claim = &claimText{}
 	for _, name := range Names {
 		if !o.Enabled[name] {
 			continue

@@ -13,13 +13,13 @@ import (
 // years, is insufficient: which year it means decides its truth.
 func underspecified(in Input, _ Options) (finding, bool) {
 	c := in.Claim
-	if c.Timeframe != nil || len(yearsIn(c.Text)) > 0 || !hasNumber(c.Text) {
+	if c.Timeframe != nil || len(in.claimYears()) > 0 || !in.hasNumber() {
 		return finding{}, false
 	}
 	byYear := map[int]float64{}
 	for _, p := range in.Passages {
 		for _, f := range p.Facts {
-			if len(f.Years) != 1 || float64(f.Years[0]) == f.Value || !sameQuantity(c.Text, f) || !aboutSubject(in, f.Context, f.Description) {
+			if len(f.Years) != 1 || float64(f.Years[0]) == f.Value || !in.sameQuantity(f) || !aboutSubject(in, f.Context, f.Description) {
 				continue
 			}
 			byYear[f.Years[0]] = f.Value
@@ -50,7 +50,7 @@ func aboutSubject(in Input, context, description string) bool {
 		context = description
 	}
 	for _, n := range names {
-		if !contains(context, n) {
+		if !in.contains(context, n) {
 			return false
 		}
 	}

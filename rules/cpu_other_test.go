@@ -1,0 +1,8 @@
+//go:build !unix
+
+package rules
+
+import "time"
+
+// cpuTime is unknown here: the benchmarks report 0 CPU per operation.
+func cpuTime() time.Duration { return 0 }
