@@ -35,8 +35,8 @@ func bitsOf(f [nf]float64) [nf]uint64 {
 
 // featuresEqualOracle fails t where features(pair) with cache and the old
 // code differ.
-func featuresEqualOracle(t testing.TB, pair adjudicate.Pair, stats Stats, cache *passageCache) {
-	want, wantBest := oldFeatures(pair, stats)
+func featuresEqualOracle(t testing.TB, pair adjudicate.Pair, stats Stats, cache *passageCache, oldCache map[string]*oldDoc) {
+	want, wantBest := oldFeatures(pair, stats, oldCache)
 	got, gotBest := features(pair, stats, cache)
 	if bitsOf(want) != bitsOf(got) || wantBest != gotBest {
 		for i := range want {
@@ -134,15 +134,16 @@ func generatedPairs(seed uint64, n int) []adjudicate.Pair {
 func TestFeaturesEqualOracleOnGeneratedPairs(t *testing.T) {
 	pairs := generatedPairs(1, 6000)
 	shared, small := newPassageCache(100000), newPassageCache(50)
+	oldCache := map[string]*oldDoc{}
 	for i, p := range pairs {
 		stats := Stats(fakeStats{})
 		if i%3 == 0 {
 			stats = nil
 		}
-		featuresEqualOracle(t, p, stats, shared)
-		featuresEqualOracle(t, p, stats, small)
+		featuresEqualOracle(t, p, stats, shared, oldCache)
+		featuresEqualOracle(t, p, stats, small, oldCache)
 		if i%10 == 0 {
-			featuresEqualOracle(t, p, stats, nil)
+			featuresEqualOracle(t, p, stats, nil, nil)
 		}
 	}
 }
@@ -152,7 +153,7 @@ func TestFeaturesEqualOracleOnConformancePairs(t *testing.T) {
 	cache := newPassageCache(passageCacheSize)
 	for range 2 {
 		for _, p := range adjudicatetest.Pairs() {
-			featuresEqualOracle(t, p, fakeStats{}, cache)
+			featuresEqualOracle(t, p, fakeStats{}, cache, nil)
 		}
 	}
 }
@@ -164,9 +165,9 @@ func TestFeaturesEqualOracleOnRealSets(t *testing.T) {
 	n := 0
 	for _, dir := range dataDirs(t) {
 		pairs := realPairs(t, dir)
-		cache := newPassageCache(passageCacheSize)
+		cache, oldCache := newPassageCache(passageCacheSize), map[string]*oldDoc{}
 		for _, p := range pairs {
-			featuresEqualOracle(t, p, fakeStats{}, cache)
+			featuresEqualOracle(t, p, fakeStats{}, cache, oldCache)
 			n++
 		}
 	}
@@ -308,8 +309,8 @@ func FuzzFeatures(f *testing.F) {
 	cache := newPassageCache(1000)
 	f.Fuzz(func(t *testing.T, claim, p1, p2 string) {
 		pair := adjudicate.Pair{Claim: claim, Passages: []adjudicate.Passage{{Text: p1, Score: 20}, {Text: p2, Score: 10}}}
-		featuresEqualOracle(t, pair, fakeStats{}, cache)
+		featuresEqualOracle(t, pair, fakeStats{}, cache, nil)
 		pair.Passages = pair.Passages[:1]
-		featuresEqualOracle(t, pair, nil, nil)
+		featuresEqualOracle(t, pair, nil, nil, nil)
 	})
 }

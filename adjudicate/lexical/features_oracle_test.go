@@ -287,7 +287,9 @@ func oldPassageFeatures(c oldClaimInfo, p oldDoc, bm25 float64) [nf]float64 {
 	return f
 }
 
-func oldFeatures(pair adjudicate.Pair, stats Stats) ([nf]float64, int) {
+// oldFeatures is features as it was; passages are analysed through
+// oldCache (nil: every time), the map standing in for the memo cache.
+func oldFeatures(pair adjudicate.Pair, stats Stats, oldCache map[string]*oldDoc) ([nf]float64, int) {
 	c := oldAnalyseClaim(pair.Claim, stats)
 	if len(pair.Passages) == 0 {
 		var f [nf]float64
@@ -311,8 +313,15 @@ func oldFeatures(pair adjudicate.Pair, stats Stats) ([nf]float64, int) {
 	var covs []float64
 	bestSent, bestSentCov := oldSentenceInfo{}, -1.0
 	for i, p := range pair.Passages {
-		pd := oldWithSentences(oldAnalyse(p.Text))
-		f := oldPassageFeatures(c, pd, p.Score)
+		pd, ok := oldCache[p.Text]
+		if !ok {
+			d := oldWithSentences(oldAnalyse(p.Text))
+			pd = &d
+			if oldCache != nil {
+				oldCache[p.Text] = pd
+			}
+		}
+		f := oldPassageFeatures(c, *pd, p.Score)
 		if f[4] > 0 && len(c.entities) > 0 {
 			anyEntity = true
 		}
