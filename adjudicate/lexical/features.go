@@ -46,9 +46,10 @@ type Stats = adjudicate.CorpusStats
 
 // passage is an analysed passage, read by every claim it is retrieved
 // for. Sets are sorted slices of vocabulary ids (membership by binary
-// search) and the sentences are views into two shared arrays, so a
-// passage costs ~2 KB instead of the ~11 KB its maps of strings did, and
-// the cache holds every passage of a 10k-document corpus.
+// search) and the sentences are views into two shared arrays: a window of
+// a generated document costs ~2 KB (~4 KB once its numeric facts are
+// made) where its maps of strings cost ~10 KB, so the cache holds more
+// passages in less memory.
 type passage struct {
 	stems    []uint32 // distinct content-word stems
 	bigrams  []uint64 // distinct pairs of adjacent content stems (bigramKey)
