@@ -120,12 +120,15 @@ type Verifier struct {
 
 // passageCacheSize bounds the analysed passages a verifier keeps. A
 // passage holds vocabulary ids in sorted slices and makes its numeric
-// facts only when a claim with a number reads it (~2.5 KB for a generated
-// window, ~10 KB as maps of strings before), so 16,384 hold the ~16k
-// distinct passages a 100k-claim generated run reads, below the peak RSS
-// of the 10,000 map-based passages of before (20k-claim run: 298 MB
-// against 316 MB); 32,768 raised it to 349 MB for 5% less CPU
-// (BENCHMARKS.md, "Lexical verifier: scanners and interned passages").
+// facts only when a claim with a number reads it (a generated window: ~2
+// KB, ~4 KB with its facts, against ~10 KB as maps of strings before), so
+// 16,384 of them take less memory than the 10,000 of before: peak RSS of
+// a 20k-claim generated run 298 MB against 316 MB, 32,768 raised it to
+// 349 MB for 5% less CPU. Generated runs read more distinct passages than
+// that (20k claims ~30k, 100k claims ~37k); holding them all cut a 100k
+// run's CPU by another ~10% but raised its peak RSS to 487 MB against
+// ~405 MB (BENCHMARKS.md, "Lexical verifier: scanners and interned
+// passages").
 const passageCacheSize = 16384
 
 // New makes a verifier from a weights file ("" for the embedded default).
