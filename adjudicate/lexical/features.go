@@ -87,7 +87,17 @@ type sentenceView struct {
 	bigrams  []uint64 // distinct, sorted
 	antonyms uint64
 	negated  bool
-	numbers  []numeric.Mention
+	// numbers are read only for the sentence that best covers a claim
+	// with a number, one per claim: found then, not for every sentence
+	// of every passage (they were a third of the passage analysis).
+	text        string
+	numbersOnce sync.Once
+	numbers     []numeric.Mention
+}
+
+func (s *sentenceView) numbersOf() []numeric.Mention {
+	s.numbersOnce.Do(func() { s.numbers = numeric.FindNumbers(s.text) })
+	return s.numbers
 }
 
 func bigramKey(a, b uint32) uint64 { return uint64(a)<<32 | uint64(b) }
@@ -165,10 +175,24 @@ func (v *vocabulary) analysePassage(text string) *passage {
 	)
 	nStems, nBigrams := len(ids), len(keys)
 	runes := []rune(text)
+	// A sentence is string(runes[a:b]): for valid UTF-8 the same bytes as
+	// text's slice at the runes' byte offsets, which costs no copy; invalid
+	// UTF-8 becomes U+FFFD in string(runes), as it did.
+	var offsets []int
+	if utf8.ValidString(text) {
+		offsets = make([]int, 0, len(runes)+1)
+		for i := range text {
+			offsets = append(offsets, i)
+		}
+		offsets = append(offsets, len(text))
+	}
 	for _, sp := range sentence.Split(runes) {
-		// string(runes) rather than a slice of text: invalid UTF-8 becomes
-		// U+FFFD here, as it did.
-		st := string(runes[sp[0]:sp[1]])
+		var st string
+		if offsets != nil {
+			st = text[offsets[sp[0]]:offsets[sp[1]]]
+		} else {
+			st = string(runes[sp[0]:sp[1]])
+		}
 		v.scan(st, &t)
 		var r ranges
 		r.stems[0] = len(ids)
@@ -181,7 +205,7 @@ func (v *vocabulary) analysePassage(text string) *passage {
 		keys = sortedSet(keys, t.bigrams)
 		r.bigrams[1] = len(keys)
 		rs = append(rs, r)
-		p.sentences = append(p.sentences, sentenceView{antonyms: t.antonyms, negated: negationWords.match(st), numbers: numeric.FindNumbers(st)})
+		p.sentences = append(p.sentences, sentenceView{antonyms: t.antonyms, negated: negationWords.match(st), text: st})
 	}
 	// One exact-size array of each kind, for the views to share.
 	ids, keys = slices.Clone(ids), slices.Clone(keys)
@@ -642,10 +666,10 @@ func sentenceFeatures(f *[nf]float64, c *claimInfo, s *sentenceView, cov float64
 	if len(c.stems) > 0 {
 		f[28] = float64(longestRun(c.ids, s.seq)) / float64(len(c.stems))
 	}
-	if len(c.numbers) > 0 && len(s.numbers) > 0 {
+	if len(c.numbers) > 0 && len(s.numbersOf()) > 0 {
 		agree := false
 		for _, cn := range c.numbers {
-			for _, sn := range s.numbers {
+			for _, sn := range s.numbersOf() {
 				if numeric.CheckQuantity(numeric.PolicyAuto, numeric.PolicyParams{}, sn.Quantity, cn.Quantity).Verified {
 					agree = true
 				}
