@@ -1,5 +1,7 @@
 // Package lexical is the embedded default verifier: hand-made evidence
-// features per claim and its k passages (features.go), a logistic model —
+// features per claim and its k passages (features.go; the scanners of its
+// words, years and cue words in scan.go, the vocabulary its cached
+// passages are interned in in vocab.go), a logistic model —
 // nested by default: insufficient vs the rest from the coverage features,
 // then supported vs unsupported (nested.go) — with optional boosted trees,
 // whose weights are embedded (model.go, boost.go, weights.json), and what makes and measures those

@@ -2,10 +2,12 @@ package lexical
 
 import (
 	"math"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/go-porterstemmer"
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -42,41 +44,202 @@ const nf = 37
 // Stats gives idf: the index's document frequencies.
 type Stats = adjudicate.CorpusStats
 
-type doc struct {
-	text    string
-	stems   []string // content-word stems, in order
-	stemSet map[string]bool
-	bigrams map[[2]string]bool
-	years   map[string]bool
-	negated bool
-	words   map[string]bool // lower-case words
-	numbers []numeric.Mention
-	norm    string // normalise(text)
-	// sentences of a passage with their negation flags and words, so
-	// negation and antonyms are judged where the claim is stated.
-	sentences []sentenceInfo
-	// facts are a passage's numbers as the numeric check reads them,
-	// their words read once (lint.Prepare).
-	facts []lint.Fact
+// passage is an analysed passage, read by every claim it is retrieved
+// for. Sets are sorted slices of vocabulary ids (membership by binary
+// search) and the sentences are views into two shared arrays: a window of
+// a generated document costs ~2 KB (~4 KB once its numeric facts are
+// made) where its maps of strings cost ~10 KB, so the cache holds more
+// passages in less memory.
+type passage struct {
+	stems    []uint32 // distinct content-word stems
+	bigrams  []uint64 // distinct pairs of adjacent content stems (bigramKey)
+	years    []int    // distinct years
+	negated  bool
+	antonyms uint64 // its words of antonym pairs (antonymBit)
+	numbers  []numeric.Mention
+	norm     string // normalise(text)
+	// sentences, so that negation, antonyms and the alignment features
+	// are judged where the claim is stated.
+	sentences []sentenceView
+	// facts are the numbers as the numeric check reads them, their words
+	// read once (lint.Prepare): made when a claim with a number first
+	// reads the passage, as most passages are read by none (they were a
+	// third of the analysis time and half of a passage's memory).
+	text      string
+	factsOnce sync.Once
+	facts     []lint.Fact
 }
 
-type sentenceInfo struct {
-	stems   map[string]bool
-	seq     []string // content stems in order
-	bigrams map[[2]string]bool
-	words   map[string]bool
-	negated bool
-	numbers []numeric.Mention
+func (p *passage) factsOf() []lint.Fact {
+	p.factsOnce.Do(func() {
+		var facts []lint.Fact
+		for _, m := range p.numbers {
+			facts = append(facts, lint.Fact{ID: "p", Description: p.text, Value: m.Value, Unit: m.Unit, Text: m.Text})
+		}
+		p.facts = lint.Prepare(facts)
+	})
+	return p.facts
 }
 
-var (
-	reYear  = regexp.MustCompile(`\b(1[0-9]{3}|20[0-9]{2})\b`)
-	reWord  = regexp.MustCompile(`[\p{L}\p{N}]+(?:['’][\p{L}]+)?`)
-	reHedge = regexp.MustCompile(`(?i)\b(may|might|could|possibly|perhaps|probably|likely|reportedly|allegedly|it is possible)\b`)
-	reQual  = regexp.MustCompile(`(?i)\b(about|around|approximately|roughly|nearly|almost|between|some)\b`)
-	reAbs   = regexp.MustCompile(`(?i)\b(only|never|always|all|every|entirely|solely|exclusively|first|last|sole|none|nobody|nothing|completely|totally)\b`)
-	reNeg   = regexp.MustCompile(`(?i)\b(not|no|never|none|neither|nor|cannot|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|won't|need not)\b`)
-)
+type sentenceView struct {
+	stems    []uint32 // distinct content stems, sorted
+	seq      []uint32 // content stems in order
+	bigrams  []uint64 // distinct, sorted
+	antonyms uint64
+	negated  bool
+	// numbers are read only for the sentence that best covers a claim
+	// with a number, one per claim: found then, not for every sentence
+	// of every passage (they were a third of the passage analysis).
+	text        string
+	numbersOnce sync.Once
+	numbers     []numeric.Mention
+}
+
+func (s *sentenceView) numbersOf() []numeric.Mention {
+	s.numbersOnce.Do(func() { s.numbers = numeric.FindNumbers(s.text) })
+	return s.numbers
+}
+
+func bigramKey(a, b uint32) uint64 { return uint64(a)<<32 | uint64(b) }
+
+// has reports whether sorted set holds x (noID is in no set).
+func has[T uint32 | uint64](set []T, x T) bool {
+	lo, hi := 0, len(set)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if set[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(set) && set[lo] == x
+}
+
+// tokens is the word scan of a text: its content stems in order, its
+// bigrams (a stop word breaks the chain) and its antonym words.
+type tokens struct {
+	seq      []uint32
+	bigrams  []uint64
+	antonyms uint64
+}
+
+func (v *vocabulary) scan(text string, t *tokens) {
+	t.seq, t.bigrams, t.antonyms = t.seq[:0], t.bigrams[:0], 0
+	prev, hasPrev := uint32(0), false
+	for i := 0; ; {
+		b, e := nextWord(text, i)
+		if b < 0 {
+			break
+		}
+		i = e
+		l := v.lexemeOf(text[b:e])
+		t.antonyms |= l.antonym
+		if l.stop {
+			hasPrev = false
+			continue
+		}
+		t.seq = append(t.seq, l.stem)
+		if hasPrev {
+			t.bigrams = append(t.bigrams, bigramKey(prev, l.stem))
+		}
+		prev, hasPrev = l.stem, !l.emptyStem
+	}
+}
+
+// sortedSet appends the distinct values of xs, sorted, to dst.
+func sortedSet[T uint32 | uint64](dst, xs []T) []T {
+	n := len(dst)
+	dst = append(dst, xs...)
+	s := dst[n:]
+	slices.Sort(s)
+	return dst[:n+len(slices.Compact(s))]
+}
+
+// analysePassage analyses a passage's text: the whole of it, then each
+// sentence as sentence.Split cuts it (each sentence scanned on its own,
+// as its words may differ from the whole's at a cut).
+func (v *vocabulary) analysePassage(text string) *passage {
+	p := &passage{text: text, negated: negationWords.match(text), numbers: numeric.FindNumbers(text), norm: normalise(text)}
+	eachYear(text, func(y int) { p.years = append(p.years, y) })
+	slices.Sort(p.years)
+	p.years = slices.Compact(p.years)
+	var t tokens
+	v.scan(text, &t)
+	p.antonyms = t.antonyms
+	type ranges struct{ stems, seq, bigrams [2]int }
+	var (
+		ids  = sortedSet(nil, t.seq)
+		keys = sortedSet(nil, t.bigrams)
+		rs   []ranges
+	)
+	nStems, nBigrams := len(ids), len(keys)
+	runes := []rune(text)
+	// A sentence is string(runes[a:b]): for valid UTF-8 the same bytes as
+	// text's slice at the runes' byte offsets, which costs no copy; invalid
+	// UTF-8 becomes U+FFFD in string(runes), as it did.
+	var offsets []int
+	if utf8.ValidString(text) {
+		offsets = make([]int, 0, len(runes)+1)
+		for i := range text {
+			offsets = append(offsets, i)
+		}
+		offsets = append(offsets, len(text))
+	}
+	for _, sp := range sentence.Split(runes) {
+		var st string
+		if offsets != nil {
+			st = text[offsets[sp[0]]:offsets[sp[1]]]
+		} else {
+			st = string(runes[sp[0]:sp[1]])
+		}
+		v.scan(st, &t)
+		var r ranges
+		r.stems[0] = len(ids)
+		ids = sortedSet(ids, t.seq)
+		r.stems[1] = len(ids)
+		r.seq[0] = len(ids)
+		ids = append(ids, t.seq...)
+		r.seq[1] = len(ids)
+		r.bigrams[0] = len(keys)
+		keys = sortedSet(keys, t.bigrams)
+		r.bigrams[1] = len(keys)
+		rs = append(rs, r)
+		p.sentences = append(p.sentences, sentenceView{antonyms: t.antonyms, negated: negationWords.match(st), text: st})
+	}
+	// One exact-size array of each kind, for the views to share.
+	ids, keys = slices.Clone(ids), slices.Clone(keys)
+	p.stems, p.bigrams = ids[:nStems:nStems], keys[:nBigrams:nBigrams]
+	for i, r := range rs {
+		s := &p.sentences[i]
+		s.stems = ids[r.stems[0]:r.stems[1]:r.stems[1]]
+		s.seq = ids[r.seq[0]:r.seq[1]:r.seq[1]]
+		s.bigrams = keys[r.bigrams[0]:r.bigrams[1]:r.bigrams[1]]
+	}
+	return p
+}
+
+// bestSentence is the passage sentence sharing most content stems with the
+// claim (the first of equals); the whole passage when it has none.
+func (p *passage) bestSentence(c *claimInfo) *sentenceView {
+	best, bestHits := (*sentenceView)(nil), -1
+	for i := range p.sentences {
+		s := &p.sentences[i]
+		hits := 0
+		for _, id := range c.ids {
+			if has(s.stems, id) {
+				hits++
+			}
+		}
+		if hits > bestHits {
+			best, bestHits = s, hits
+		}
+	}
+	if best == nil {
+		return &sentenceView{antonyms: p.antonyms, negated: p.negated}
+	}
+	return best
+}
 
 var stop = func() map[string]bool {
 	m := map[string]bool{}
@@ -104,81 +267,6 @@ var antonyms = func() map[string]string {
 }()
 
 func stem(w string) string { return porterstemmer.StemString(strings.ToLower(w)) }
-
-func analyse(text string) doc {
-	d := doc{text: text, stemSet: map[string]bool{}, bigrams: map[[2]string]bool{}, years: map[string]bool{}, words: map[string]bool{}}
-	var prev string
-	for _, w := range reWord.FindAllString(text, -1) {
-		lw := strings.ToLower(w)
-		d.words[lw] = true
-		if stop[lw] {
-			prev = ""
-			continue
-		}
-		s := stem(lw)
-		d.stems = append(d.stems, s)
-		d.stemSet[s] = true
-		if prev != "" {
-			d.bigrams[[2]string{prev, s}] = true
-		}
-		prev = s
-	}
-	for _, y := range reYear.FindAllString(text, -1) {
-		d.years[y] = true
-	}
-	d.negated = reNeg.MatchString(text)
-	d.numbers = numeric.FindNumbers(text)
-	d.norm = normalise(text)
-	return d
-}
-
-// withSentences adds the per-sentence view a passage needs.
-func withSentences(d doc) doc {
-	runes := []rune(d.text)
-	for _, sp := range sentence.Split(runes) {
-		t := string(runes[sp[0]:sp[1]])
-		si := sentenceInfo{stems: map[string]bool{}, words: map[string]bool{}, bigrams: map[[2]string]bool{}, negated: reNeg.MatchString(t), numbers: numeric.FindNumbers(t)}
-		prev := ""
-		for _, w := range reWord.FindAllString(t, -1) {
-			lw := strings.ToLower(w)
-			si.words[lw] = true
-			if stop[lw] {
-				prev = ""
-				continue
-			}
-			st := stem(lw)
-			si.stems[st] = true
-			si.seq = append(si.seq, st)
-			if prev != "" {
-				si.bigrams[[2]string{prev, st}] = true
-			}
-			prev = st
-		}
-		d.sentences = append(d.sentences, si)
-	}
-	for _, m := range d.numbers {
-		d.facts = append(d.facts, lint.Fact{ID: "p", Description: d.text, Value: m.Value, Unit: m.Unit, Text: m.Text})
-	}
-	d.facts = lint.Prepare(d.facts)
-	return d
-}
-
-// bestSentence is the passage sentence sharing most content stems with the claim.
-func (p doc) bestSentence(c claimInfo) sentenceInfo {
-	best, bestHits := sentenceInfo{words: p.words, negated: p.negated}, -1
-	for _, s := range p.sentences {
-		hits := 0
-		for _, st := range c.stems {
-			if s.stems[st] {
-				hits++
-			}
-		}
-		if hits > bestHits {
-			best, bestHits = s, hits
-		}
-	}
-	return best
-}
 
 // entities are runs of capitalised words (a run ends at punctuation or a
 // bracket), normalised to lower-case alphanumeric tokens so that "Guns N'
@@ -220,22 +308,25 @@ func normalise(s string) string {
 }
 
 type claimInfo struct {
-	doc
+	stems []string  // content-word stems, in order
+	ids   []uint32  // their vocabulary ids (noID: in no analysed passage)
+	idf   []float64 // their idf weights
+	kinds []int     // their kinds (kindNumber, kindEntity or kindOther)
+	// bigrams are the ids of its distinct bigrams whose stems have ids;
+	// nBigrams counts them all.
+	bigrams   []uint64
+	nBigrams  int
+	years     []int // distinct years
+	negated   bool
+	antonyms  uint64
+	numbers   []numeric.Mention
 	entities  []string
 	hedge     bool
 	qualifier bool
 	absolute  bool
-	idf       map[string]float64
-	tokens    []token // content words in order, with their kinds
 	// numericCheck is the claim's first number read for the numeric
 	// check, once for all its passages (nil without a number).
 	numericCheck *lint.ClaimCheck
-}
-
-// token is one content word of a claim: its stem and its kind.
-type token struct {
-	stem string
-	kind int // kindNumber, kindEntity or kindOther
 }
 
 const (
@@ -244,47 +335,95 @@ const (
 	kindOther
 )
 
-func analyseClaim(text string, stats Stats) claimInfo {
-	c := claimInfo{doc: analyse(text), entities: entities(text), hedge: reHedge.MatchString(text), qualifier: reQual.MatchString(text), absolute: reAbs.MatchString(text)}
-	for i, w := range reWord.FindAllString(text, -1) {
-		lw := strings.ToLower(w)
-		if stop[lw] {
+// analyseClaim reads a claim. Its passages are analysed first, so any of
+// its stems they hold has an id (the vocabulary only grows); a stem it
+// does not find is in none of them.
+func analyseClaim(text string, stats Stats, v *vocabulary) claimInfo {
+	c := claimInfo{entities: entities(text), hedge: hedgeWords.match(text), qualifier: qualifierWords.match(text), absolute: absoluteWords.match(text),
+		negated: negationWords.match(text), numbers: numeric.FindNumbers(text)}
+	type pair struct{ a, b int } // stem indexes
+	var bigrams []pair
+	prev := ""
+	for i, n := 0, 0; ; n++ {
+		b, e := nextWord(text, i)
+		if b < 0 {
+			break
+		}
+		i = e
+		w := text[b:e]
+		l, st, known := v.lookup(w)
+		if !known {
+			lw := strings.ToLower(w)
+			l = lexeme{stop: stop[lw], antonym: antonymBit[lw]}
+			if !l.stop {
+				st = stem(lw)
+			}
+		}
+		c.antonyms |= l.antonym
+		if l.stop {
+			prev = ""
 			continue
 		}
 		k := kindOther
-		switch r := []rune(w); {
+		switch r, _ := utf8.DecodeRuneInString(w); {
 		case strings.ContainsAny(w, "0123456789"):
 			k = kindNumber
-		case i > 0 && unicode.IsUpper(r[0]):
+		case n > 0 && unicode.IsUpper(r):
 			k = kindEntity
 		}
-		c.tokens = append(c.tokens, token{stem(lw), k})
+		id := l.stem
+		if !known {
+			id = v.stemID(st)
+		}
+		c.stems, c.ids, c.kinds = append(c.stems, st), append(c.ids, id), append(c.kinds, k)
+		if prev != "" {
+			p := pair{len(c.stems) - 2, len(c.stems) - 1}
+			if !slices.ContainsFunc(bigrams, func(q pair) bool { return c.stems[q.a] == c.stems[p.a] && c.stems[q.b] == c.stems[p.b] }) {
+				bigrams = append(bigrams, p)
+			}
+		}
+		prev = st
 	}
+	c.nBigrams = len(bigrams)
+	for _, p := range bigrams {
+		if a, b := c.ids[p.a], c.ids[p.b]; a != noID && b != noID {
+			c.bigrams = append(c.bigrams, bigramKey(a, b))
+		}
+	}
+	eachYear(text, func(y int) {
+		if !slices.Contains(c.years, y) {
+			c.years = append(c.years, y)
+		}
+	})
 	if len(c.numbers) > 0 {
 		c.numericCheck = lint.PrepareMention(text, c.numbers[0], lint.MatchOptions{})
 	}
-	c.idf = map[string]float64{}
-	for _, s := range c.stems {
+	c.idf = make([]float64, len(c.stems))
+	for i, s := range c.stems {
+		if j := slices.Index(c.stems[:i], s); j >= 0 {
+			c.idf[i] = c.idf[j]
+			continue
+		}
 		w := 1.0
 		if stats != nil && stats.N() > 0 {
 			w = math.Log(1 + float64(stats.N())/float64(1+stats.DocFreq(s)))
 		}
-		c.idf[s] = w
+		c.idf[i] = w
 	}
 	return c
 }
 
 // features of a claim against one passage.
-func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
+func passageFeatures(c *claimInfo, p *passage, bm25 float64) [nf]float64 {
 	var f [nf]float64
 	f[0] = 1
 	if len(c.stems) > 0 {
 		hit, idfHit, idfAll := 0, 0.0, 0.0
-		for _, s := range c.stems {
-			idfAll += c.idf[s]
-			if p.stemSet[s] {
+		for i, id := range c.ids {
+			idfAll += c.idf[i]
+			if has(p.stems, id) {
 				hit++
-				idfHit += c.idf[s]
+				idfHit += c.idf[i]
 			}
 		}
 		f[1] = float64(hit) / float64(len(c.stems))
@@ -292,14 +431,14 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 			f[2] = idfHit / idfAll
 		}
 	}
-	if len(c.bigrams) > 0 {
+	if c.nBigrams > 0 {
 		hit := 0
-		for b := range c.bigrams {
-			if p.bigrams[b] {
+		for _, b := range c.bigrams {
+			if has(p.bigrams, b) {
 				hit++
 			}
 		}
-		f[3] = float64(hit) / float64(len(c.bigrams))
+		f[3] = float64(hit) / float64(c.nBigrams)
 	}
 	if len(c.entities) > 0 {
 		hit := 0
@@ -338,7 +477,7 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 				f[9] = 1
 			}
 		}
-		switch c.numericCheck.Verify(p.facts).Status {
+		switch c.numericCheck.Verify(p.factsOf()).Status {
 		case lint.NumericVerified:
 			f[10] = 1
 		case lint.NumericMismatch:
@@ -347,8 +486,8 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 	}
 	if len(c.years) > 0 && len(p.years) > 0 {
 		match := false
-		for y := range c.years {
-			if p.years[y] {
+		for _, y := range c.years {
+			if slices.Contains(p.years, y) {
 				match = true
 			}
 		}
@@ -365,11 +504,8 @@ func passageFeatures(c claimInfo, p doc, bm25 float64) [nf]float64 {
 	if c.negated != bs.negated {
 		f[15] = 1
 	}
-	for w := range c.words {
-		if a, ok := antonyms[w]; ok && bs.words[a] && !bs.words[w] {
-			f[16] = 1
-			break
-		}
+	if antonymCrosses(c.antonyms, bs.antonyms) {
+		f[16] = 1
 	}
 	if c.hedge {
 		f[17] = 1
@@ -392,7 +528,14 @@ func Features(pair adjudicate.Pair, stats Stats) ([nf]float64, int) {
 }
 
 func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float64, int) {
-	c := analyseClaim(pair.Claim, stats)
+	if cache == nil {
+		cache = &passageCache{vocab: newVocabulary()}
+	}
+	pds := make([]*passage, len(pair.Passages))
+	for i, p := range pair.Passages {
+		pds[i] = cache.get(p.Text)
+	}
+	c := analyseClaim(pair.Claim, stats, cache.vocab)
 	if len(pair.Passages) == 0 {
 		var f [nf]float64
 		if len(c.entities) > 0 {
@@ -407,16 +550,16 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 		if c.qualifier {
 			f[18] = 1
 		}
-		claimOnly(&f, c)
+		claimOnly(&f, &c)
 		return f, -1
 	}
 	best, bestF := -1, [nf]float64{}
 	anyEntity := len(c.entities) == 0
-	var covs []float64
-	bestSent, bestSentCov := sentenceInfo{}, -1.0
-	for i, p := range pair.Passages {
-		pd := cache.get(p.Text)
-		f := passageFeatures(c, pd, p.Score)
+	covs := make([]float64, 0, len(pds))
+	var bestSent *sentenceView
+	bestSentCov := -1.0
+	for i, pd := range pds {
+		f := passageFeatures(&c, pd, pair.Passages[i].Score)
 		if f[4] > 0 && len(c.entities) > 0 {
 			anyEntity = true
 		}
@@ -424,16 +567,16 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 			best, bestF = i, f
 		}
 		covs = append(covs, f[2])
-		for _, s := range pd.sentences {
-			if cov := c.idfCoverage(s.stems); cov > bestSentCov {
-				bestSent, bestSentCov = s, cov
+		for j := range pd.sentences {
+			if cov := c.idfCoverage(pd.sentences[j].stems); cov > bestSentCov {
+				bestSent, bestSentCov = &pd.sentences[j], cov
 			}
 		}
 	}
 	if !anyEntity {
 		bestF[5] = 1
 	}
-	sentenceFeatures(&bestF, c, bestSent, bestSentCov)
+	sentenceFeatures(&bestF, &c, bestSent, bestSentCov)
 	sort.Sort(sort.Reverse(sort.Float64Slice(covs)))
 	mean := 0.0
 	for _, v := range covs {
@@ -450,38 +593,38 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 }
 
 // passageCache keeps passages already analysed: one run retrieves the same
-// passages for many claims (100k generated claims read 100k passages, of
+// passages for many claims (100k generated claims read 500k passages, of
 // 16k distinct). Bounded by entry count (memo's clock eviction), so a run
-// whose passages fit analyses each once. A nil cache analyses every time.
-type passageCache struct{ m *memo.Cache[string, *doc] }
-
-func newPassageCache(capacity int) *passageCache {
-	return &passageCache{m: memo.New[string, *doc](capacity)}
+// whose passages fit analyses each once; its vocabulary gives the ids the
+// passages hold. A cache without memo analyses every time.
+type passageCache struct {
+	m     *memo.Cache[string, *passage]
+	vocab *vocabulary
 }
 
-func (c *passageCache) get(text string) doc {
-	analysed := func() *doc { d := withSentences(analyse(text)); return &d }
-	if c == nil {
-		return *analysed()
-	}
-	return *c.m.Get(text, analysed)
+func newPassageCache(capacity int) *passageCache {
+	return &passageCache{m: memo.New[string, *passage](capacity), vocab: newVocabulary()}
+}
+
+func (c *passageCache) get(text string) *passage {
+	return c.m.Get(text, func() *passage { return c.vocab.analysePassage(text) })
 }
 
 // claimOnly sets the features that need no evidence.
-func claimOnly(f *[nf]float64, c claimInfo) {
-	f[35] = math.Log1p(float64(len(c.tokens)))
+func claimOnly(f *[nf]float64, c *claimInfo) {
+	f[35] = math.Log1p(float64(len(c.stems)))
 	if c.absolute {
 		f[36] = 1
 	}
 }
 
 // idfCoverage is the share of the claim's idf weight whose stems are in set.
-func (c claimInfo) idfCoverage(set map[string]bool) float64 {
+func (c *claimInfo) idfCoverage(set []uint32) float64 {
 	hit, all := 0.0, 0.0
-	for _, s := range c.stems {
-		all += c.idf[s]
-		if set[s] {
-			hit += c.idf[s]
+	for i, id := range c.ids {
+		all += c.idf[i]
+		if has(set, id) {
+			hit += c.idf[i]
 		}
 	}
 	if all == 0 {
@@ -493,17 +636,17 @@ func (c claimInfo) idfCoverage(set map[string]bool) float64 {
 // sentenceFeatures align the claim with the passage sentence that covers
 // most of it: coverage, the unmatched words by kind, bigrams, the longest
 // run of claim words in order, numbers that disagree and one-sided negation.
-func sentenceFeatures(f *[nf]float64, c claimInfo, s sentenceInfo, cov float64) {
+func sentenceFeatures(f *[nf]float64, c *claimInfo, s *sentenceView, cov float64) {
 	claimOnly(f, c)
 	if cov < 0 {
 		return
 	}
 	f[23] = cov
 	var all, miss [3]int
-	for _, t := range c.tokens {
-		all[t.kind]++
-		if !s.stems[t.stem] {
-			miss[t.kind]++
+	for i, k := range c.kinds {
+		all[k]++
+		if !has(s.stems, c.ids[i]) {
+			miss[k]++
 		}
 	}
 	for k, i := range []int{24, 25, 26} {
@@ -511,22 +654,22 @@ func sentenceFeatures(f *[nf]float64, c claimInfo, s sentenceInfo, cov float64) 
 			f[i] = float64(miss[k]) / float64(all[k])
 		}
 	}
-	if len(c.bigrams) > 0 {
+	if c.nBigrams > 0 {
 		hit := 0
-		for b := range c.bigrams {
-			if s.bigrams[b] {
+		for _, b := range c.bigrams {
+			if has(s.bigrams, b) {
 				hit++
 			}
 		}
-		f[27] = float64(hit) / float64(len(c.bigrams))
+		f[27] = float64(hit) / float64(c.nBigrams)
 	}
 	if len(c.stems) > 0 {
-		f[28] = float64(longestRun(c.stems, s.seq)) / float64(len(c.stems))
+		f[28] = float64(longestRun(c.ids, s.seq)) / float64(len(c.stems))
 	}
-	if len(c.numbers) > 0 && len(s.numbers) > 0 {
+	if len(c.numbers) > 0 && len(s.numbersOf()) > 0 {
 		agree := false
 		for _, cn := range c.numbers {
-			for _, sn := range s.numbers {
+			for _, sn := range s.numbersOf() {
 				if numeric.CheckQuantity(numeric.PolicyAuto, numeric.PolicyParams{}, sn.Quantity, cn.Quantity).Verified {
 					agree = true
 				}
@@ -546,7 +689,7 @@ func sentenceFeatures(f *[nf]float64, c claimInfo, s sentenceInfo, cov float64) 
 
 // longestRun is the length of the longest run of a's items found
 // contiguously, in order, in b.
-func longestRun(a, b []string) int {
+func longestRun[T comparable](a, b []T) int {
 	best := 0
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)

@@ -118,12 +118,18 @@ type Verifier struct {
 	cache   *passageCache
 }
 
-// passageCacheSize bounds the analysed passages a verifier keeps (~11 KB
-// each: the maps of their words, stems and bigrams). 10,000 keeps the peak
-// heap of a 20k-claim generated run (15.9k passages) below the two
-// generations' of 20,000 it replaced (RSS 315 MB against 378 MB); 20,000
-// held every passage but raised RSS to 573 MB for 5% less CPU.
-const passageCacheSize = 10000
+// passageCacheSize bounds the analysed passages a verifier keeps. A
+// passage holds vocabulary ids in sorted slices and makes its numeric
+// facts only when a claim with a number reads it (a generated window: ~2
+// KB, ~4 KB with its facts, against ~10 KB as maps of strings before), so
+// 16,384 of them take less memory than the 10,000 of before: peak RSS of
+// a 20k-claim generated run 298 MB against 316 MB, 32,768 raised it to
+// 349 MB for 5% less CPU. Generated runs read more distinct passages than
+// that (20k claims ~30k, 100k claims ~37k); holding them all cut a 100k
+// run's CPU by another ~10% but raised its peak RSS to 487 MB against
+// ~405 MB (BENCHMARKS.md, "Lexical verifier: scanners and interned
+// passages").
+const passageCacheSize = 16384
 
 // New makes a verifier from a weights file ("" for the embedded default).
 func New(weightsPath string, stats adjudicate.CorpusStats) (*Verifier, error) {
