@@ -28,9 +28,7 @@ import (
 // empty slices and maps come back nil, invalid UTF-8 in a string comes back
 // with each bad byte replaced by U+FFFD, and a Verdict's Err is not kept.
 type spool struct {
-	f   *os.File
-	w   *bufio.Writer
-	enc spoolCodec
+	*recordFile
 	// prelim is what calibration reads of each spooled claim's outcome
 	// decided at T = 1, in spool order (calRows): made as each claim is
 	// spooled, so the calibrate stage need not read the spool back.
@@ -84,68 +82,104 @@ func (c *calRows) outcomes() []metrics.Outcome {
 }
 
 func newSpool(dir string) (*spool, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	// The spool lives in the run's staging folder: a run killed part way
 	// leaves it there, and the next run in the folder sweeps it (outdir).
-	f, err := os.CreateTemp(dir, ".spool-*.bin")
+	f, err := newRecordFile(dir, ".spool-*.bin")
 	if err != nil {
 		return nil, err
 	}
-	return &spool{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+	return &spool{recordFile: f}, nil
 }
 
 func (s *spool) add(v verified) error {
-	s.enc.b = s.enc.b[:0]
-	s.enc.verified(&v)
-	var n [binary.MaxVarintLen64]byte
-	if _, err := s.w.Write(n[:binary.PutUvarint(n[:], uint64(len(s.enc.b)))]); err != nil {
-		return err
-	}
-	_, err := s.w.Write(s.enc.b)
-	return err
+	return s.write(func(c *spoolCodec) { c.verified(&v) })
 }
 
 // each reads the spool from the start, in claim order.
 func (s *spool) each(fn func(i int, v verified) error) error {
-	if err := s.w.Flush(); err != nil {
-		return fmt.Errorf("write spool: %w", err)
-	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	r := bufio.NewReaderSize(s.f, 1<<16)
-	var buf []byte
-	for i := 0; ; i++ {
-		n, err := binary.ReadUvarint(r)
-		if err == io.EOF {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("read spool: %w", err)
-		}
-		if n > math.MaxInt32 {
-			return fmt.Errorf("read spool: record %d: length %d", i, n)
-		}
-		buf = slices.Grow(buf[:0], int(n))[:n]
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return fmt.Errorf("read spool: record %d: %w", i, err)
-		}
-		d := spoolCodec{b: buf}
+	return s.recordFile.each(context.Background(), "spool", func(i int, d *spoolCodec) error {
 		var v verified
 		d.readVerified(&v)
 		if d.err != nil || len(d.b) != 0 {
-			return fmt.Errorf("read spool: record %d: %w", i, errors.Join(d.err, errSpoolCorrupt))
+			return nil // each reports the record as corrupt
 		}
-		if err := fn(i, v); err != nil {
+		return fn(i, v)
+	})
+}
+
+// recordFile is a temporary file of length-prefixed binary records
+// (spoolCodec), written once and read back from the start, each pass with
+// a reader of its own.
+type recordFile struct {
+	f   *os.File
+	w   *bufio.Writer
+	enc spoolCodec
+}
+
+func newRecordFile(dir, pattern string) (*recordFile, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	return &recordFile{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+// write appends the record encode writes.
+func (r *recordFile) write(encode func(*spoolCodec)) error {
+	r.enc.b = r.enc.b[:0]
+	encode(&r.enc)
+	var n [binary.MaxVarintLen64]byte
+	if _, err := r.w.Write(n[:binary.PutUvarint(n[:], uint64(len(r.enc.b)))]); err != nil {
+		return err
+	}
+	_, err := r.w.Write(r.enc.b)
+	return err
+}
+
+// each calls decode with every record in order; a record decode leaves
+// unread bytes of, or fails to read, is corrupt (an error naming what and
+// its number). It stops at decode's first error or when ctx is done.
+func (r *recordFile) each(ctx context.Context, what string, decode func(i int, d *spoolCodec) error) error {
+	if err := r.w.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", what, err)
+	}
+	rd := bufio.NewReaderSize(io.NewSectionReader(r.f, 0, math.MaxInt64), 1<<16)
+	var buf []byte
+	for i := 0; ; i++ {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		n, err := binary.ReadUvarint(rd)
+		if err == io.EOF {
+			return nil
+		} else if err != nil || n > math.MaxInt32 {
+			return fmt.Errorf("read %s: record %d: %w", what, i, errors.Join(err, errSpoolCorrupt))
+		}
+		buf = slices.Grow(buf[:0], int(n))[:n]
+		if _, err := io.ReadFull(rd, buf); err != nil {
+			return fmt.Errorf("read %s: record %d: %w", what, i, err)
+		}
+		d := spoolCodec{b: buf}
+		if err := decode(i, &d); err != nil {
 			return err
+		}
+		if d.err != nil || len(d.b) != 0 {
+			return fmt.Errorf("read %s: record %d: %w", what, i, errors.Join(d.err, errSpoolCorrupt))
 		}
 	}
 }
 
-func (s *spool) remove() {
-	s.f.Close()
-	os.Remove(s.f.Name())
+func (r *recordFile) remove() {
+	if r == nil {
+		return
+	}
+	r.f.Close()
+	os.Remove(r.f.Name())
 }
 
 var errSpoolCorrupt = errors.New("corrupt spool record")
@@ -489,74 +523,34 @@ func (c *spoolCodec) readVerified(v *verified) {
 // claimSpool keeps the claims read while the claims file is validated, in
 // file order, in the spool's binary form: the feed reads them back instead
 // of parsing the JSON file a second time.
-type claimSpool struct {
-	f   *os.File
-	w   *bufio.Writer
-	enc spoolCodec
-}
+type claimSpool struct{ *recordFile }
 
 func newClaimSpool(dir string) (*claimSpool, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(dir, ".spool-claims-*.bin")
+	f, err := newRecordFile(dir, ".spool-claims-*.bin")
 	if err != nil {
 		return nil, err
 	}
-	return &claimSpool{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+	return &claimSpool{f}, nil
 }
 
 func (s *claimSpool) add(c claims.Claim) error {
-	s.enc.b = s.enc.b[:0]
-	s.enc.claim(&c)
-	var n [binary.MaxVarintLen64]byte
-	if _, err := s.w.Write(n[:binary.PutUvarint(n[:], uint64(len(s.enc.b)))]); err != nil {
-		return err
-	}
-	_, err := s.w.Write(s.enc.b)
-	return err
+	return s.write(func(e *spoolCodec) { e.claim(&c) })
 }
 
 // each reads the claims back from the start, in file order.
 func (s *claimSpool) each(ctx context.Context, fn func(claims.Claim) error) error {
-	if err := s.w.Flush(); err != nil {
-		return fmt.Errorf("write claim spool: %w", err)
-	}
-	// A reader of its own (ReadAt), so a second pass never races a first.
-	r := bufio.NewReaderSize(io.NewSectionReader(s.f, 0, math.MaxInt64), 1<<16)
-	var buf []byte
-	for i := 0; ; i++ {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		n, err := binary.ReadUvarint(r)
-		if err == io.EOF {
-			return nil
-		} else if err != nil || n > math.MaxInt32 {
-			return fmt.Errorf("read claim spool: claim %d: %w", i, errors.Join(err, errSpoolCorrupt))
-		}
-		buf = slices.Grow(buf[:0], int(n))[:n]
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return fmt.Errorf("read claim spool: claim %d: %w", i, err)
-		}
-		d := spoolCodec{b: buf}
+	return s.recordFile.each(ctx, "claim spool", func(_ int, d *spoolCodec) error {
 		var c claims.Claim
 		d.readClaim(&c)
 		if d.err != nil || len(d.b) != 0 {
-			return fmt.Errorf("read claim spool: claim %d: %w", i, errors.Join(d.err, errSpoolCorrupt))
+			return nil // each reports the record as corrupt
 		}
-		if err := fn(c); err != nil {
-			return err
-		}
-	}
+		return fn(c)
+	})
 }
 
 func (s *claimSpool) remove() {
-	if s == nil {
-		return
+	if s != nil {
+		s.recordFile.remove()
 	}
-	s.f.Close()
-	os.Remove(s.f.Name())
 }
