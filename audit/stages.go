@@ -7,7 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
@@ -192,7 +191,12 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 	if err != nil {
 		return nil, err
 	}
-	var outs []metrics.Outcome
+	outSpool, err := newOutcomeSpool(o.WriteDir)
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
+	defer outSpool.remove()
 	fc := newFactCache(factCachePassages)
 	docs, err := o.readDocs(ctx)
 	if err != nil {
@@ -213,14 +217,14 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 			res.Abstained++
 		}
 		out := d.outcome(v)
-		// Outcomes live until the reports are written: the strings that
-		// repeat across claims are held once.
-		out.Type, out.Source, out.Importance = strs.of(out.Type), strs.of(out.Source), strs.of(out.Importance)
+		// The reports read only the --slice-by part of the metadata, and
+		// never an outcome's id (cross-fitting, which does, ran on the
+		// calibrate stage's outcomes).
 		out.Meta = sliceMeta(out.Meta, o.SliceBy, strs)
-		// The reports never read an outcome's id (cross-fitting, which
-		// does, ran on the calibrate stage's outcomes).
 		out.ID = ""
-		outs = append(outs, out)
+		if err := outSpool.add(&out); err != nil {
+			return err
+		}
 		res.Records++
 		if o.DecideProgress != nil && (res.Records%1024 == 0 || res.Records == total) {
 			o.DecideProgress(res.Records, total)
@@ -239,11 +243,12 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		return nil, err
 	}
 	// The writer's row-group buffers and the fact cache are garbage now;
-	// collecting them here (and giving their pages back) starts the
-	// reports, the other stage with a value per claim, from the live heap
-	// rather than from this stage's high-water mark.
+	// collecting them here (and giving their pages back) before the
+	// outcomes are read back starts the reports, the other stage with a
+	// value per claim, from the live heap rather than from this stage's
+	// high-water mark.
 	debug.FreeOSMemory()
-	return slices.Clip(outs), nil
+	return outSpool.load(ctx)
 }
 
 // sliceMeta is the part of a claim's metadata the reports read: the

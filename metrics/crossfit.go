@@ -132,9 +132,19 @@ func CrossFit(outs []Outcome, opts CrossFitOptions) CrossFitResult {
 		return res
 	}
 	res.Fitted = true
-	res.Full = FitTemperature(outs) // it reads the labelled, scored ones
+	// The fits read each labelled claim's logitDiffs (24 bytes), not a
+	// copy of its outcome: a fold's training set is the other folds'
+	// diffs, in claim order, so each fit sees what FitTemperature on the
+	// training outcomes would.
+	all := make([]logitDiffs, 0, res.Labelled)
+	for i, o := range outs {
+		if fold[i] >= 0 {
+			all = append(all, diffsOf(o))
+		}
+	}
+	res.Full = fitDiffs(all)
 	res.FullAtBound = AtBound(res.Full)
-	train := make([]Outcome, 0, res.Labelled)
+	train := make([]logitDiffs, 0, res.Labelled)
 	held := make([]int, opts.K)
 	for _, f := range fold {
 		if f >= 0 {
@@ -149,18 +159,18 @@ func CrossFit(outs []Outcome, opts CrossFitOptions) CrossFitResult {
 			continue
 		}
 		train = train[:0]
-		n := 0
-		for i, o := range outs {
-			switch {
-			case fold[i] < 0:
-			case fold[i] == f:
-				n++
-			default:
-				train = append(train, o)
+		j := 0
+		for _, g := range fold {
+			if g < 0 {
+				continue
 			}
+			if g != f {
+				train = append(train, all[j])
+			}
+			j++
 		}
-		t := FitTemperature(train)
-		res.Folds = append(res.Folds, FoldFit{Fold: f, Temperature: t, N: n, AtBound: AtBound(t)})
+		t := fitDiffs(train)
+		res.Folds = append(res.Folds, FoldFit{Fold: f, Temperature: t, N: held[f], AtBound: AtBound(t)})
 	}
 	for i := range outs {
 		if fold[i] >= 0 {

@@ -343,42 +343,63 @@ func Compute(in Input) (*Tables, error) {
 	if t.Summary.Calibration.FoldTemperatures == nil {
 		t.Summary.Calibration.FoldTemperatures = []metrics.FoldFit{}
 	}
-	// The raw stage is computed first; then each claim's logits are divided
-	// by its temperature in place for the calibrated stage, and put back
-	// from a copy of the raw ones when Compute returns: a calibrated copy of
-	// every outcome would cost a run of a million claims ~130 MB.
-	stages := []struct {
-		name string
-		temp float64 // the temperature metric's value
-	}{{StageRaw, 1}, {StageCalibrated, temp}}
-	sls := metrics.SlicesBy(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}, in.SliceBy)
-	rows := make([][2][]MetricRow, len(sls)) // by slice, then stage: metrics.parquet's order
+	// Each slice is evaluated raw, then with its claims' logits divided by
+	// their temperatures in place (the calibrated stage), then put back:
+	// a calibrated copy of every outcome would cost a run of a million
+	// claims 160 MB. The slices of each partition (by type, source,
+	// importance, metadata key) are laid side by side in in.Outcomes for
+	// the purpose (groupInPlace) rather than copied out, and the outcomes
+	// put back in their order after each partition. Rows come out in
+	// SlicesBy's order, each slice's raw rows then its calibrated ones.
 	var overall metrics.Evaluation
-	for si, st := range stages {
-		if st.name == StageCalibrated {
-			defer metrics.ScaleInPlace(in.Outcomes, in.Temperatures)()
-		}
-		for i, sl := range sls {
-			e, r, err := t.evaluateSlice(in, sl, st.name, st.temp)
+	each := func(name string, outs []metrics.Outcome, temps []float64, all bool) error {
+		var rows [2][]MetricRow
+		for si, st := range []struct {
+			name string
+			temp float64 // the temperature metric's value
+		}{{StageRaw, 1}, {StageCalibrated, temp}} {
+			restore := func() {}
+			if st.name == StageCalibrated {
+				restore = metrics.ScaleInPlace(outs, temps)
+			}
+			e, r, err := t.evaluateSlice(in, name, outs, st.name, st.temp)
 			if err != nil {
+				restore()
+				return err
+			}
+			rows[si] = r
+			if all {
+				if st.name == StageCalibrated {
+					overall = e
+				}
+				t.curves[si] = t.stageCurves(in, st.name, st.temp)
+			}
+			restore()
+		}
+		t.Metrics = append(append(t.Metrics, rows[0]...), rows[1]...)
+		t.confusionRows(in, name, outs)
+		return nil
+	}
+	if err := each("all", in.Outcomes, in.Temperatures, true); err != nil {
+		return nil, err
+	}
+	for _, kind := range metrics.PartitionKinds(in.SliceBy) {
+		p := metrics.PartitionOf(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}, kind)
+		gr := groupInPlace(in.Outcomes, in.Temperatures, p)
+		for g, name := range p.Names {
+			outs, temps := gr.span(in.Outcomes, g)
+			if err := each(name, outs, temps, false); err != nil {
+				gr.ungroup(in.Outcomes)
 				return nil, err
 			}
-			rows[i][si] = r
-			if sl.Name == "all" && st.name == StageCalibrated {
-				overall = e
-			}
 		}
-		t.curves[si] = t.stageCurves(in, st.name, st.temp)
-	}
-	for i := range sls {
-		t.Metrics = append(t.Metrics, rows[i][0]...)
-		t.Metrics = append(t.Metrics, rows[i][1]...)
-		t.confusionRows(in, sls[i])
+		gr.ungroup(in.Outcomes)
 	}
 	if len(in.Outcomes) == 0 {
 		// Slices always has "all"; this keeps the zero-claim report whole.
 		overall, _ = metrics.Evaluate(nil, 1, metrics.BootstrapOptions{Resamples: 1})
 	}
+	defer metrics.ScaleInPlace(in.Outcomes, in.Temperatures)()
 	// The outcomes are calibrated from here until Compute returns.
 	scaled := in.Outcomes
 	t.confidence = confidenceCounts(scaled)
@@ -428,12 +449,11 @@ func Compute(in Input) (*Tables, error) {
 
 // evaluateSlice evaluates one slice at one stage (the outcomes already
 // scaled for it): its metrics.parquet rows, and the summary's entries.
-func (t *Tables) evaluateSlice(in Input, sl metrics.Slice, stage string, temp float64) (metrics.Evaluation, []MetricRow, error) {
+func (t *Tables) evaluateSlice(in Input, name string, outs []metrics.Outcome, stage string, temp float64) (metrics.Evaluation, []MetricRow, error) {
 	// Intervals for "all" always; for a smaller slice only from
 	// metrics.MinBootstrapClaims claims up (null below).
-	outs := sl.Pick(in.Outcomes)
 	e, err := metrics.Evaluate(outs, 1, metrics.BootstrapOptions{Resamples: in.Resamples, Seed: in.Seed,
-		None: sl.Name != "all" && len(outs) < metrics.MinBootstrapClaims})
+		None: name != "all" && len(outs) < metrics.MinBootstrapClaims})
 	if err != nil {
 		return e, nil, err
 	}
@@ -445,17 +465,17 @@ func (t *Tables) evaluateSlice(in Input, sl metrics.Slice, stage string, temp fl
 	rows := make([]MetricRow, 0, len(e.Metrics))
 	for _, x := range e.Metrics {
 		if math.IsNaN(x.Value) && stage == StageCalibrated {
-			t.undefined[sl.Name+"\x00"+x.Name] = metrics.Undefined(x.Name, e.Counts)
+			t.undefined[name+"\x00"+x.Name] = metrics.Undefined(x.Name, e.Counts)
 		}
-		row := MetricRow{RunID: in.RunID, Metric: x.Name, Slice: sl.Name, Stage: stage, Value: fp(x.Value), N: int64(e.Counts.N)}
-		row.SliceKey, row.SliceValue = splitSlice(sl.Name)
+		row := MetricRow{RunID: in.RunID, Metric: x.Name, Slice: name, Stage: stage, Value: fp(x.Value), N: int64(e.Counts.N)}
+		row.SliceKey, row.SliceValue = splitSlice(name)
 		iv, hasCI := e.Intervals[x.Name]
 		if hasCI {
 			row.CILow, row.CIHigh = fp(iv.Low), fp(iv.High)
 		}
 		rows = append(rows, row)
 		switch {
-		case sl.Name == "all" && stage == StageCalibrated:
+		case name == "all" && stage == StageCalibrated:
 			t.Summary.Metrics[x.Name] = fp(x.Value)
 			if metrics.HasInterval(x.Name) {
 				t.Summary.Intervals[x.Name] = nil
@@ -466,13 +486,13 @@ func (t *Tables) evaluateSlice(in Input, sl metrics.Slice, stage string, temp fl
 			if math.IsNaN(x.Value) {
 				t.Summary.Undefined[x.Name] = metrics.Undefined(x.Name, e.Counts)
 			}
-		case sl.Name == "all" && stage == StageRaw:
+		case name == "all" && stage == StageRaw:
 			t.Summary.RawMetrics[x.Name] = fp(x.Value)
 		case stage == StageCalibrated && slices.Contains(sliceSummary, x.Name):
-			if t.Summary.Slices[sl.Name] == nil {
-				t.Summary.Slices[sl.Name] = map[string]*float64{}
+			if t.Summary.Slices[name] == nil {
+				t.Summary.Slices[name] = map[string]*float64{}
 			}
-			t.Summary.Slices[sl.Name][x.Name] = fp(x.Value)
+			t.Summary.Slices[name][x.Name] = fp(x.Value)
 		}
 	}
 	return e, rows, nil
@@ -480,13 +500,13 @@ func (t *Tables) evaluateSlice(in Input, sl metrics.Slice, stage string, temp fl
 
 // confusionRows adds a slice's confusion matrix (decisions do not depend on
 // the stage).
-func (t *Tables) confusionRows(in Input, sl metrics.Slice) {
-	c := metrics.Count(sl.Pick(in.Outcomes))
+func (t *Tables) confusionRows(in Input, name string, outs []metrics.Outcome) {
+	c := metrics.Count(outs)
 	for g := 0; g < 3; g++ {
 		for p := 0; p < 3; p++ {
-			t.Confusion = append(t.Confusion, ConfusionRow{RunID: in.RunID, Slice: sl.Name, GoldLabel: metrics.ClassNames[g],
+			t.Confusion = append(t.Confusion, ConfusionRow{RunID: in.RunID, Slice: name, GoldLabel: metrics.ClassNames[g],
 				PredictedLabel: metrics.ClassNames[p], Count: int64(c.Confusion[g][p])})
-			if sl.Name == "all" {
+			if name == "all" {
 				if t.Summary.Confusion[metrics.ClassNames[g]] == nil {
 					t.Summary.Confusion[metrics.ClassNames[g]] = map[string]int{}
 				}
