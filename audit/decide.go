@@ -293,7 +293,7 @@ const (
 
 // degenerateUnsupported says whether the verifier's own labels make it
 // degenerate-unsupported (seed 004 §7.9).
-func degenerateUnsupported(prelim []metrics.Outcome) (bool, int, int) {
+func degenerateUnsupported(prelim []metrics.Score) (bool, int, int) {
 	answered, unsupported := 0, 0
 	for _, o := range prelim {
 		if o.Abstained || !o.Scored {

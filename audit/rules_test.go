@@ -86,14 +86,14 @@ func TestRulesDecideTheDemosHedgedClaims(t *testing.T) {
 // Seed 004 §7.9: a verifier that calls more than half of (at least 100)
 // answered claims unsupported branches only from confidence 0.9.
 func TestDegenerateUnsupportedRaisesTheBranchThreshold(t *testing.T) {
-	mk := func(unsupported, other int) []metrics.Outcome {
-		var outs []metrics.Outcome
+	mk := func(unsupported, other int) []metrics.Score {
+		var outs []metrics.Score
 		for i := 0; i < unsupported+other; i++ {
 			p := metrics.Supported
 			if i < unsupported {
 				p = metrics.Unsupported
 			}
-			outs = append(outs, metrics.Outcome{Scored: true, Predicted: p})
+			outs = append(outs, metrics.Score{Scored: true, Predicted: p})
 		}
 		return outs
 	}

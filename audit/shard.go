@@ -152,7 +152,7 @@ func MergeShards(files []string) (*Merged, error) {
 	for i, r := range recs {
 		prelim[i] = reports.OutcomeOf(r)
 	}
-	cal := o.calibrateOutcomes(prelim)
+	cal := o.calibrateScores(metrics.ScoresOf(prelim, o.Folds, o.Seed))
 	m := &Merged{RunID: sh.RunID, Temperatures: cal.temps, CrossFit: cal.result.CrossFit, Settings: s, Shards: shards,
 		Outcomes: make([]metrics.Outcome, len(recs))}
 	for i, r := range recs {

@@ -35,50 +35,18 @@ type spool struct {
 	prelim calRows
 }
 
-// calRows are the outcomes the calibrate stage reads, 32 bytes a claim
-// (a metrics.Outcome is 160, and these live through verification): the
-// logits, gold label and decision, and the cross-fitting fold in place of
-// the claim id.
+// calRows are what the calibrate stage reads of each claim's outcome
+// (metrics.Score: 32 bytes where a metrics.Outcome is 160, and these live
+// through verification): the logits, gold label and decision, and the
+// cross-fitting fold in place of the claim id.
 type calRows struct {
-	rows []calRow
-	// ids hold the claim ids when a fold does not fit a calRow (more than
-	// 127 folds); nil otherwise.
-	ids []string
-}
-
-type calRow struct {
-	logits            [3]float64
-	fold              int8 // metrics.Outcome.Fold
-	gold, pred        metrics.Class
-	abstained, scored bool
+	rows []metrics.Score
 }
 
 // add keeps out's fields that calibration reads; folds and seed are the
 // cross-fitting settings the calibrate stage will use.
 func (c *calRows) add(out metrics.Outcome, folds int, seed uint64) {
-	r := calRow{logits: out.Logits, gold: out.Gold, pred: out.Predicted, abstained: out.Abstained, scored: out.Scored}
-	if folds < 2 {
-		folds = metrics.DefaultFolds // as CrossFit does
-	}
-	if folds <= 127 {
-		r.fold = int8(metrics.FoldOf(out.ID, seed, folds) + 1)
-	} else {
-		c.ids = append(c.ids, out.ID)
-	}
-	c.rows = append(c.rows, r)
-}
-
-// outcomes gives the rows back as outcomes (ID empty when Fold is set).
-func (c *calRows) outcomes() []metrics.Outcome {
-	outs := make([]metrics.Outcome, len(c.rows))
-	for i, r := range c.rows {
-		outs[i] = metrics.Outcome{Fold: r.fold, Gold: r.gold, Abstained: r.abstained, Predicted: r.pred, Scored: r.scored, Logits: r.logits,
-			RuleLabel: metrics.Unknown, VerifierLabel: metrics.Unknown}
-		if c.ids != nil {
-			outs[i].ID = c.ids[i]
-		}
-	}
-	return outs
+	c.rows = append(c.rows, metrics.ScoreOf(out, folds, seed))
 }
 
 func newSpool(dir string) (*spool, error) {

@@ -200,8 +200,9 @@ func TestSpoolFileRoundTripAndCorruption(t *testing.T) {
 }
 
 // The calibrate stage's compact rows give the same calibration as the
-// outcomes they were made from: the fold kept in place of the id is the
-// one cross-fitting computes from the id, for the default, a small, a
+// outcomes they were made from (the stage's rule, calibrateScores, against
+// metrics.Calibrate on the outcomes): the fold kept in place of the id is
+// the one cross-fitting computes from the id, for the default, a small, a
 // too-small (1: CrossFit's default) and a large fold count.
 func TestCalRowsCalibrateAsOutcomes(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
@@ -226,7 +227,8 @@ func TestCalRowsCalibrateAsOutcomes(t *testing.T) {
 		}
 		opts := metrics.CalibrateOptions{Threshold: 0.01, Folds: folds, Seed: 42}
 		want := metrics.Calibrate(outs, opts)
-		got := metrics.Calibrate(rows.outcomes(), opts)
+		o := Options{ECEThreshold: opts.Threshold, Folds: folds, Seed: 42, Calibrate: CalibrateAuto}
+		got := o.calibrateScores(rows.rows).result
 		// Printed, so that the NaN of an empty bin equals itself.
 		require.True(t, fmt.Sprint(want) == fmt.Sprint(got), "folds %d: the calibration differs", folds)
 		require.Equal(t, want.CrossFit.PerOutcome, got.CrossFit.PerOutcome)

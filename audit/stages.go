@@ -131,14 +131,14 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 		o.Log.Info("calibration deferred to audit report over all shards", "shard", o.Shard.String())
 		return calibration{result: metrics.CalibrationResult{Temperature: 1}}, nil
 	}
-	prelim := sp.prelim.outcomes()
+	prelim := sp.prelim.rows
 	sp.prelim = calRows{}
 	if deg, u, n := degenerateUnsupported(prelim); deg {
 		o.branchAt = BranchThresholdDegenerate
 		o.Log.Warn("the verifier is degenerate-unsupported: BRANCH now needs confidence >= 0.9 (the verifier failure-mode rule, docs/rules.md)",
 			"unsupported", u, "answered", n)
 	}
-	c := o.calibrateOutcomes(prelim)
+	c := o.calibrateScores(prelim)
 	switch cf := c.result.CrossFit; {
 	case !cf.Fitted:
 		o.Log.Info("no temperature fitted", "why", cf.Reason)
@@ -160,10 +160,11 @@ func (o *Options) prelimOutcome(v verified) metrics.Outcome {
 	return out
 }
 
-// calibrateOutcomes is calibrate's rule on the outcomes decided at T = 1:
-// a whole run's, or the union of its shards' (MergeShards).
-func (o *Options) calibrateOutcomes(prelim []metrics.Outcome) calibration {
-	c := calibration{result: metrics.Calibrate(prelim, metrics.CalibrateOptions{Threshold: o.ECEThreshold,
+// calibrateScores is calibrate's rule on the outcomes decided at T = 1
+// (their metrics.Score): a whole run's, or the union of its shards'
+// (MergeShards).
+func (o *Options) calibrateScores(prelim []metrics.Score) calibration {
+	c := calibration{result: metrics.CalibrateScores(prelim, metrics.CalibrateOptions{Threshold: o.ECEThreshold,
 		Folds: o.Folds, Seed: o.Seed, Min: o.MinCalibration})}
 	cf := c.result.CrossFit
 	switch o.Calibrate {
@@ -175,7 +176,7 @@ func (o *Options) calibrateOutcomes(prelim []metrics.Outcome) calibration {
 			c.temps[i] = o.Temperature
 		}
 		c.result = metrics.CalibrationResult{Applied: true, Temperature: o.Temperature, Before: c.result.Before,
-			After: metrics.Calibration(prelim, o.Temperature), CrossFit: cf}
+			After: metrics.CalibrationOfScores(prelim, o.Temperature), CrossFit: cf}
 	default:
 		if c.result.Applied {
 			c.temps = cf.PerOutcome

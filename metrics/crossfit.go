@@ -102,25 +102,24 @@ func AtBound(t float64) bool {
 // 1. Temperature scaling never changes a claim's argmax, only its
 // confidence. Outcomes need their ID.
 func CrossFit(outs []Outcome, opts CrossFitOptions) CrossFitResult {
+	return CrossFitScores(ScoresOf(outs, opts.K, opts.Seed), opts)
+}
+
+// CrossFitScores is CrossFit on the scores of the outcomes (ScoresOf, with
+// the same K and seed): each labelled score's Fold is its fold + 1.
+func CrossFitScores(ss []Score, opts CrossFitOptions) CrossFitResult {
 	if opts.K < 2 {
 		opts.K = DefaultFolds
 	}
 	if opts.Min <= 0 {
 		opts.Min = DefaultMinCalibration
 	}
-	res := CrossFitResult{K: opts.K, Seed: opts.Seed, Min: opts.Min, Full: 1, PerOutcome: make([]float64, len(outs))}
+	res := CrossFitResult{K: opts.K, Seed: opts.Seed, Min: opts.Min, Full: 1, PerOutcome: make([]float64, len(ss))}
 	for i := range res.PerOutcome {
 		res.PerOutcome[i] = 1
 	}
-	fold := make([]int, len(outs))
-	for i, o := range outs {
-		fold[i] = -1
-		if o.Gold != Unknown && o.Scored {
-			if o.Fold > 0 {
-				fold[i] = int(o.Fold) - 1
-			} else {
-				fold[i] = FoldOf(o.ID, opts.Seed, opts.K)
-			}
+	for i := range ss {
+		if ss[i].labelledScored() {
 			res.Labelled++
 		}
 	}
@@ -132,25 +131,23 @@ func CrossFit(outs []Outcome, opts CrossFitOptions) CrossFitResult {
 		return res
 	}
 	res.Fitted = true
-	// The fits read each labelled claim's logitDiffs (24 bytes), not a
-	// copy of its outcome: a fold's training set is the other folds'
-	// diffs, in claim order, so each fit sees what FitTemperature on the
-	// training outcomes would.
+	// The fits read each labelled claim's logitDiffs (24 bytes): a fold's
+	// training set is the other folds' diffs, in claim order, so each fit
+	// sees what FitTemperature on the training outcomes would.
 	all := make([]logitDiffs, 0, res.Labelled)
-	for i, o := range outs {
-		if fold[i] >= 0 {
-			all = append(all, diffsOf(o))
+	held := make([]int, opts.K)
+	for i := range ss {
+		if s := &ss[i]; s.labelledScored() {
+			if s.Fold < 1 || int(s.Fold) > opts.K {
+				panic(fmt.Sprintf("metrics.CrossFitScores: score %d has fold %d for K = %d", i, s.Fold-1, opts.K))
+			}
+			all = append(all, diffsOf(s.Logits, s.Gold))
+			held[s.Fold-1]++
 		}
 	}
 	res.Full = fitDiffs(all)
 	res.FullAtBound = AtBound(res.Full)
 	train := make([]logitDiffs, 0, res.Labelled)
-	held := make([]int, opts.K)
-	for _, f := range fold {
-		if f >= 0 {
-			held[f]++
-		}
-	}
 	for f := 0; f < opts.K; f++ {
 		if held[f] == 0 {
 			// Nothing held out: its training set is every labelled claim,
@@ -160,11 +157,11 @@ func CrossFit(outs []Outcome, opts CrossFitOptions) CrossFitResult {
 		}
 		train = train[:0]
 		j := 0
-		for _, g := range fold {
-			if g < 0 {
+		for i := range ss {
+			if !ss[i].labelledScored() {
 				continue
 			}
-			if g != f {
+			if int(ss[i].Fold)-1 != f {
 				train = append(train, all[j])
 			}
 			j++
@@ -172,9 +169,9 @@ func CrossFit(outs []Outcome, opts CrossFitOptions) CrossFitResult {
 		t := fitDiffs(train)
 		res.Folds = append(res.Folds, FoldFit{Fold: f, Temperature: t, N: held[f], AtBound: AtBound(t)})
 	}
-	for i := range outs {
-		if fold[i] >= 0 {
-			res.PerOutcome[i] = res.Folds[fold[i]].Temperature
+	for i := range ss {
+		if ss[i].labelledScored() {
+			res.PerOutcome[i] = res.Folds[ss[i].Fold-1].Temperature
 		} else {
 			res.PerOutcome[i] = res.Full
 		}

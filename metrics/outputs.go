@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Per-output verdicts: seed 002's quality gates applied to one output's
@@ -83,29 +84,76 @@ func gatesPass(verdicts []string, importance []string) bool {
 // Outputs scores every output (claims with a non-empty Source, grouped by
 // it) at temperature t, sorted by output id.
 func Outputs(outs []Outcome, t float64) []OutputScore {
-	groups := map[string][]int{}
-	for i, o := range outs {
-		if o.Source != "" {
-			groups[o.Source] = append(groups[o.Source], i)
+	var scores []OutputScore
+	eachOutput(outs, t, func(s *OutputScore) { scores = append(scores, *s) })
+	if scores == nil {
+		scores = []OutputScore{}
+	}
+	return scores
+}
+
+// eachOutput calls fn with every output's score in order of output id.
+// The claims are grouped by a counting sort on an id per distinct source
+// (4 bytes a claim, nothing allocated per output): a run of a million
+// claims has hundreds of thousands of outputs, and the metrics group
+// them once per slice.
+func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
+	ids := map[string]int32{}
+	var names []string
+	var start []int32 // sizes, then offsets into members
+	group := make([]int32, len(outs))
+	for i := range outs {
+		src := outs[i].Source
+		if src == "" {
+			group[i] = -1
+			continue
+		}
+		id, ok := ids[src]
+		if !ok {
+			id = int32(len(names))
+			ids[src] = id
+			names = append(names, src)
+			start = append(start, 0)
+		}
+		group[i] = id
+		start[id]++
+	}
+	ids = nil
+	start = append(start, 0)
+	total := int32(0)
+	for id := range names {
+		n := start[id]
+		start[id] = total
+		total += n
+	}
+	start[len(names)] = total
+	members := make([]int32, total)
+	next := slices.Clone(start[:len(names)])
+	for i, id := range group {
+		if id >= 0 {
+			members[next[id]] = int32(i)
+			next[id]++
 		}
 	}
-	ids := make([]string, 0, len(groups))
-	for id := range groups {
-		ids = append(ids, id)
+	group, next = nil, nil
+	order := make([]int32, len(names))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	sort.Strings(ids)
-	scores := make([]OutputScore, len(ids))
-	for j, id := range ids {
-		s := OutputScore{OutputID: id, Claims: len(groups[id])}
-		var verdicts, gverdicts, imp []string
-		for _, i := range groups[id] {
-			o := outs[i]
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
+	var verdicts, gverdicts, imp []string
+	for _, id := range order {
+		claims := members[start[id]:start[id+1]]
+		s := OutputScore{OutputID: names[id], Claims: len(claims)}
+		verdicts, gverdicts, imp = verdicts[:0], gverdicts[:0], imp[:0]
+		for _, i := range claims {
+			o := &outs[i]
 			if o.Abstained {
 				s.Abstained++
 			} else {
 				s.Predicted[o.Predicted]++
 			}
-			verdicts = append(verdicts, VerdictOf(o, t))
+			verdicts = append(verdicts, VerdictOf(*o, t))
 			imp = append(imp, o.Importance)
 			if o.Gold != Unknown {
 				s.Labelled++
@@ -127,9 +175,8 @@ func Outputs(outs []Outcome, t float64) []OutputScore {
 				s.GoldVerdict = OutputPass
 			}
 		}
-		scores[j] = s
+		fn(&s)
 	}
-	return scores
 }
 
 // OutputMetrics are the headline numbers over outputs, in Names. The first
@@ -149,25 +196,44 @@ type outputCell struct {
 }
 
 func outputCells(scores []OutputScore) []outputCell {
-	idx := map[outputCell]int{}
-	var cells []outputCell
-	for _, s := range scores {
-		k := outputCell{supported: s.Predicted[Supported], claims: s.Claims, goldSupported: s.Gold[Supported], labelled: s.Labelled,
-			any: s.AnyUnsupported, pass: s.Verdict == OutputPass, goldAny: s.GoldAnyUnsupported && s.Labelled > 0, goldPass: -1}
-		switch s.GoldVerdict {
-		case OutputPass:
-			k.goldPass = 1
-		case OutputRevise:
-			k.goldPass = 0
-		}
-		i, ok := idx[k]
-		if !ok {
-			i = len(cells)
-			idx[k] = i
-			cells = append(cells, k)
-		}
-		cells[i].n++
+	var c cellCounter
+	for i := range scores {
+		c.add(&scores[i])
 	}
+	return c.sorted()
+}
+
+// cellCounter counts outputs by cell.
+type cellCounter struct {
+	idx   map[outputCell]int
+	cells []outputCell
+}
+
+func (c *cellCounter) add(s *OutputScore) {
+	if c.idx == nil {
+		c.idx = map[outputCell]int{}
+	}
+	k := outputCell{supported: s.Predicted[Supported], claims: s.Claims, goldSupported: s.Gold[Supported], labelled: s.Labelled,
+		any: s.AnyUnsupported, pass: s.Verdict == OutputPass, goldAny: s.GoldAnyUnsupported && s.Labelled > 0, goldPass: -1}
+	switch s.GoldVerdict {
+	case OutputPass:
+		k.goldPass = 1
+	case OutputRevise:
+		k.goldPass = 0
+	}
+	i, ok := c.idx[k]
+	if !ok {
+		i = len(c.cells)
+		c.idx[k] = i
+		c.cells = append(c.cells, k)
+	}
+	c.cells[i].n++
+}
+
+// sorted is the cells in a fixed order (so the resamples do not depend on
+// the order outputs came in).
+func (c *cellCounter) sorted() []outputCell {
+	cells := c.cells
 	slices.SortFunc(cells, func(a, b outputCell) int {
 		for _, d := range []int{a.claims - b.claims, a.supported - b.supported, a.labelled - b.labelled, a.goldSupported - b.goldSupported,
 			b2i(a.any) - b2i(b.any), b2i(a.pass) - b2i(b.pass), b2i(a.goldAny) - b2i(b.goldAny), int(a.goldPass) - int(b.goldPass)} {
@@ -222,8 +288,10 @@ func outputValues(cells []outputCell, counts []int) []float64 {
 // evaluateOutputs is OutputMetrics with percentile bootstrap intervals that
 // resample outputs (clusters of claims), not claims.
 func evaluateOutputs(outs []Outcome, t float64, opts BootstrapOptions) (map[string]float64, map[string]Interval) {
-	scores := Outputs(outs, t)
-	cells := outputCells(scores)
+	var cc cellCounter
+	nOutputs := 0
+	eachOutput(outs, t, func(s *OutputScore) { cc.add(s); nOutputs++ })
+	cells := cc.sorted()
 	full := make([]int, len(cells))
 	for i, c := range cells {
 		full[i] = c.n
@@ -234,7 +302,7 @@ func evaluateOutputs(outs []Outcome, t float64, opts BootstrapOptions) (map[stri
 		v[name] = point[i]
 	}
 	ci := map[string]Interval{}
-	if len(scores) == 0 || opts.None {
+	if nOutputs == 0 || opts.None {
 		return v, ci
 	}
 	if opts.Resamples <= 0 {
@@ -248,7 +316,7 @@ func evaluateOutputs(outs []Outcome, t float64, opts BootstrapOptions) (map[stri
 	for b := 0; b < opts.Resamples; b++ {
 		// A stream of its own, apart from the claim-level resamples.
 		src := rand.NewPCG(opts.Seed, uint64(b)|1<<44)
-		multinomial(len(cells), func(i int) int { return cells[i].n }, len(scores), src, counts)
+		multinomial(len(cells), func(i int) int { return cells[i].n }, nOutputs, src, counts)
 		for i, x := range outputValues(cells, counts) {
 			values[i] = append(values[i], x)
 		}

@@ -1,7 +1,10 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -97,4 +100,85 @@ func TestRetrievalByHand(t *testing.T) {
 	assert.Equal(t, 1.0, e.Value("errors_evidence_missed"))
 	assert.Equal(t, 2.0, e.Value("errors_evidence_retrieved"))
 	assert.InDelta(t, 1.0/3, e.Value("error_share_evidence_missed"), 1e-12)
+}
+
+// outputsByMap is Outputs as it was before eachOutput (a map of index
+// lists per source): the oracle the counting-sort grouping is held to.
+func outputsByMap(outs []Outcome, t float64) []OutputScore {
+	groups := map[string][]int{}
+	for i, o := range outs {
+		if o.Source != "" {
+			groups[o.Source] = append(groups[o.Source], i)
+		}
+	}
+	ids := make([]string, 0, len(groups))
+	for id := range groups {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	scores := make([]OutputScore, len(ids))
+	for j, id := range ids {
+		s := OutputScore{OutputID: id, Claims: len(groups[id])}
+		var verdicts, gverdicts, imp []string
+		for _, i := range groups[id] {
+			o := outs[i]
+			if o.Abstained {
+				s.Abstained++
+			} else {
+				s.Predicted[o.Predicted]++
+			}
+			verdicts = append(verdicts, VerdictOf(o, t))
+			imp = append(imp, o.Importance)
+			if o.Gold != Unknown {
+				s.Labelled++
+				s.Gold[o.Gold]++
+				gverdicts = append(gverdicts, goldVerdict(o.Gold))
+			}
+		}
+		s.SupportedFraction = ratio(s.Predicted[Supported], s.Claims)
+		s.AnyUnsupported = s.Predicted[Unsupported] > 0
+		s.Verdict = OutputRevise
+		if gatesPass(verdicts, imp) {
+			s.Verdict = OutputPass
+		}
+		s.GoldSupportedFraction = ratio(s.Gold[Supported], s.Labelled)
+		s.GoldAnyUnsupported = s.Gold[Unsupported] > 0
+		if s.Labelled == s.Claims {
+			s.GoldVerdict = OutputRevise
+			if gatesPass(gverdicts, imp) {
+				s.GoldVerdict = OutputPass
+			}
+		}
+		scores[j] = s
+	}
+	return scores
+}
+
+// Outputs grouped by counting sort equal the map-of-lists grouping they
+// replaced: the same outputs, in the same order, with the same counts
+// and verdicts, on random claims (sources shared, unique and empty;
+// abstentions, gold and importance drawn at random).
+func TestOutputsEqualMapGrouping(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for c := range 300 {
+		outs := make([]Outcome, r.IntN(300))
+		nsrc := 1 + r.IntN(100)
+		for i := range outs {
+			o := &outs[i]
+			o.Source = fmt.Sprintf("out-%03d", r.IntN(nsrc))
+			if r.IntN(8) == 0 {
+				o.Source = ""
+			}
+			o.Abstained = r.IntN(5) == 0
+			o.Predicted = Class(r.IntN(3))
+			o.Gold = Class(r.IntN(4) - 1)
+			o.Importance = []string{"", "critical", "material", "minor"}[r.IntN(4)]
+			o.Scored = r.IntN(6) > 0
+			for k := range o.Logits {
+				o.Logits[k] = r.NormFloat64() * 3
+			}
+		}
+		// Printed: NaN (no labelled claim) equals NaN there.
+		require.Equal(t, fmt.Sprintf("%+v", outputsByMap(outs, 1)), fmt.Sprintf("%+v", Outputs(outs, 1)), "case %d", c)
+	}
 }

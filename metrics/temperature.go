@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -33,7 +34,7 @@ func FitTemperature(outs []Outcome) float64 {
 	d := make([]logitDiffs, 0, n)
 	for _, o := range outs {
 		if o.Gold != Unknown && o.Scored {
-			d = append(d, diffsOf(o))
+			d = append(d, diffsOf(o.Logits, o.Gold))
 		}
 	}
 	return fitDiffs(d)
@@ -46,11 +47,11 @@ func FitTemperature(outs []Outcome) float64 {
 // per outcome and step.
 type logitDiffs struct{ da, db, dy float64 }
 
-func diffsOf(o Outcome) logitDiffs {
-	m := Argmax(o.Logits)
+func diffsOf(z [3]float64, gold Class) logitDiffs {
+	m := Argmax(z)
 	a, b := (m+1)%3, (m+2)%3
-	zm := o.Logits[m]
-	return logitDiffs{o.Logits[a] - zm, o.Logits[b] - zm, o.Logits[o.Gold] - zm}
+	zm := z[m]
+	return logitDiffs{z[a] - zm, z[b] - zm, z[gold] - zm}
 }
 
 // fitDiffs is FitTemperature on the outcomes' logitDiffs, in their order.
@@ -141,23 +142,43 @@ type CalibrationResult struct {
 // Force is set). An undefined raw ECE (no answered labelled claims) never
 // triggers scaling.
 func Calibrate(outs []Outcome, opts CalibrateOptions) CalibrationResult {
+	return CalibrateScores(ScoresOf(outs, opts.Folds, opts.Seed), opts)
+}
+
+// CalibrateScores is Calibrate on the scores of the outcomes (ScoresOf,
+// with the same folds and seed).
+func CalibrateScores(ss []Score, opts CalibrateOptions) CalibrationResult {
 	if opts.Threshold == 0 {
 		opts.Threshold = 0.10
 	}
-	cf := CrossFit(outs, CrossFitOptions{K: opts.Folds, Seed: opts.Seed, Min: opts.Min})
-	res := CalibrationResult{Temperature: 1, Before: Calibration(outs, 1), CrossFit: cf}
+	cf := CrossFitScores(ss, CrossFitOptions{K: opts.Folds, Seed: opts.Seed, Min: opts.Min})
+	res := CalibrationResult{Temperature: 1, Before: CalibrationOfScores(ss, 1), CrossFit: cf}
 	res.After = res.Before
 	if !cf.Fitted || !(opts.Force || res.Before.ECE10 > opts.Threshold) {
 		return res
 	}
 	res.Applied = true
 	res.Temperature = cf.Full
-	// Scaled in place and put back (a scaled copy of every outcome would
-	// cost a run of a million claims 160 MB).
-	restore := ScaleInPlace(outs, cf.PerOutcome)
-	res.After = Calibration(outs, 1)
-	restore()
+	res.After = CalibrationOfScores(ScaledScores(ss, cf.PerOutcome), 1)
 	res.After.Temperature = cf.Full
 	res.HeldOut = cf.Labelled
 	return res
+}
+
+// ScaledScores is Scaled on scores: copies whose logits are divided by
+// their temperature (temps[i] for ss[i]).
+func ScaledScores(ss []Score, temps []float64) []Score {
+	if len(temps) != len(ss) {
+		panic(fmt.Sprintf("metrics.ScaledScores: %d temperatures for %d scores", len(temps), len(ss)))
+	}
+	s := make([]Score, len(ss))
+	copy(s, ss)
+	for i := range s {
+		if s[i].Scored && temps[i] != 1 {
+			for k := range s[i].Logits {
+				s[i].Logits[k] /= temps[i]
+			}
+		}
+	}
+	return s
 }
