@@ -285,6 +285,7 @@ func (m interner) of(s string) string {
 // A signal during the (CPU-bound) computation is answered at once: the
 // computation is abandoned and nothing is written.
 func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verifierVersion string, res *Result) (*reports.Tables, error) {
+	defer heapLimit()()
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
 		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, verifierVersion, res),
 		Warnings: goldWarnings(in, o.GoldPath), Instance: o.Instance}

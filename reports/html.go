@@ -371,12 +371,12 @@ func (t *Tables) htmlDecisions() *htmlDecisions {
 		}
 		return "—"
 	}
-	d := &htmlDecisions{Outputs: len(t.Outputs), Ship: num(s.Metrics["output_ship_rate"]), Revise: num(s.Metrics["output_revise_rate"]),
+	d := &htmlDecisions{Outputs: len(t.OutputRows()), Ship: num(s.Metrics["output_ship_rate"]), Revise: num(s.Metrics["output_revise_rate"]),
 		Abstain: num(s.Metrics["output_abstain_rate"]), Uncited: num(s.Metrics["output_uncited_critical_rate"]),
 		Queries: count("queries"), QueryAbstain: num(s.Metrics["query_abstain_rate"]), Branches: count("branches"),
 		Success: num(s.Metrics["branch_success_rate"])}
 	for _, want := range []string{"revise", "abstain"} {
-		for _, o := range t.Outputs {
+		for _, o := range t.OutputRows() {
 			if o.Revision == nil || *o.Revision != want {
 				continue
 			}

@@ -122,6 +122,61 @@ type OutputRow struct {
 var DecisionMetrics = []string{"output_ship_rate", "output_revise_rate", "output_abstain_rate", "output_uncited_critical_rate",
 	"queries", "query_abstain_rate", "branches", "branch_success_rate"}
 
+// outputRow is an output's row of outputs.parquet, without a decision.
+func (t *Tables) outputRow(s metrics.OutputScore) OutputRow {
+	r := OutputRow{RunID: t.meta.RunID, OutputID: s.OutputID, Claims: int64(s.Claims), Supported: int64(s.Predicted[metrics.Supported]),
+		Unsupported: int64(s.Predicted[metrics.Unsupported]), Insufficient: int64(s.Predicted[metrics.Insufficient]),
+		Abstained: int64(s.Abstained), SupportedFraction: s.SupportedFraction, AnyUnsupported: s.AnyUnsupported, Verdict: s.Verdict,
+		Labelled: int64(s.Labelled), GoldSupported: int64(s.Gold[metrics.Supported]), GoldUnsupported: int64(s.Gold[metrics.Unsupported]),
+		GoldInsufficient: int64(s.Gold[metrics.Insufficient]), GoldSupportedFraction: fp(s.GoldSupportedFraction),
+		RunInstance: t.meta.Instance.ID, StartedAt: t.meta.Instance.Millis()}
+	if s.Labelled > 0 {
+		r.GoldAnyUnsupported = &s.GoldAnyUnsupported
+	}
+	if s.GoldVerdict != "" {
+		r.GoldVerdict = &s.GoldVerdict
+	}
+	return r
+}
+
+// OutputRows are outputs.parquet's rows: one per model output (source_id),
+// by output id.
+func (t *Tables) OutputRows() []OutputRow {
+	if t.outputs == nil {
+		t.outputs = make([]OutputRow, 0, len(t.outputScores))
+		for _, s := range t.outputScores {
+			t.outputs = append(t.outputs, t.outputRow(s))
+		}
+		t.outputScores = nil
+	}
+	return t.outputs
+}
+
+// writeOutputs writes outputs.parquet: the rows when they were made, else
+// the scores turned into rows a batch at a time.
+func (t *Tables) writeOutputs(path string) error {
+	if t.outputs != nil {
+		return writeRows(path, t.meta, t.outputs)
+	}
+	w, err := NewParquetWriter[OutputRow](path, t.meta)
+	if err != nil {
+		return err
+	}
+	const batch = 4096
+	rows := make([]OutputRow, 0, batch)
+	for i, s := range t.outputScores {
+		rows = append(rows, t.outputRow(s))
+		if len(rows) == batch || i == len(t.outputScores)-1 {
+			if err := w.Write(rows...); err != nil {
+				w.Abort()
+				return err
+			}
+			rows = rows[:0]
+		}
+	}
+	return w.Close()
+}
+
 // SetOutputDecisions merges per-output decisions into outputs.parquet's
 // rows (by output id; an output with no claim gets a row of its own, with
 // zero counts) and adds DecisionMetrics' values (NaN: undefined) to
@@ -134,26 +189,27 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 	if len(t.Metrics) > 0 {
 		instance, started = t.Metrics[0].RunInstance, t.Metrics[0].StartedAt
 	}
+	t.OutputRows()
 	at := map[string]int{}
-	for i, r := range t.Outputs {
+	for i, r := range t.outputs {
 		at[r.OutputID] = i
 	}
 	for _, d := range rows {
 		i, ok := at[d.OutputID]
 		if !ok {
-			t.Outputs = append(t.Outputs, OutputRow{RunID: t.meta.RunID, OutputID: d.OutputID, Verdict: metrics.OutputPass,
+			t.outputs = append(t.outputs, OutputRow{RunID: t.meta.RunID, OutputID: d.OutputID, Verdict: metrics.OutputPass,
 				SupportedFraction: math.NaN(), // FActScore over no claim is undefined
 				RunInstance:       instance, StartedAt: started})
-			i = len(t.Outputs) - 1
+			i = len(t.outputs) - 1
 		}
-		r := &t.Outputs[i]
+		r := &t.outputs[i]
 		r.Query, r.QueryID, r.Attempt = d.Query, d.QueryID, d.Attempt
 		r.OverallAction, r.OverallConfidence, r.WorstClaimID = d.OverallAction, d.OverallConfidence, d.WorstClaimID
 		r.EvidenceCoverage, r.Revision, r.RevisionReason, r.Instructions = d.EvidenceCoverage, d.Revision, d.RevisionReason, d.Instructions
 		r.AbstentionMessage, r.UncitedCritical, r.RiskFlags, r.Improved = d.AbstentionMessage, d.UncitedCritical, d.RiskFlags, d.Improved
 		r.ExtractionError = d.ExtractionError
 	}
-	slices.SortFunc(t.Outputs, func(a, b OutputRow) int { return strings.Compare(a.OutputID, b.OutputID) })
+	slices.SortFunc(t.outputs, func(a, b OutputRow) int { return strings.Compare(a.OutputID, b.OutputID) })
 	for _, stage := range []string{StageRaw, StageCalibrated} {
 		for _, name := range DecisionMetrics {
 			v, ok := values[name]
@@ -407,21 +463,7 @@ func Compute(in Input) (*Tables, error) {
 	for _, o := range scaled {
 		t.Summary.Verdicts[metrics.VerdictOf(o, 1)]++
 	}
-	t.Outputs = []OutputRow{}
-	for _, s := range metrics.Outputs(scaled, 1) {
-		r := OutputRow{RunID: in.RunID, OutputID: s.OutputID, Claims: int64(s.Claims), Supported: int64(s.Predicted[metrics.Supported]),
-			Unsupported: int64(s.Predicted[metrics.Unsupported]), Insufficient: int64(s.Predicted[metrics.Insufficient]),
-			Abstained: int64(s.Abstained), SupportedFraction: s.SupportedFraction, AnyUnsupported: s.AnyUnsupported, Verdict: s.Verdict,
-			Labelled: int64(s.Labelled), GoldSupported: int64(s.Gold[metrics.Supported]), GoldUnsupported: int64(s.Gold[metrics.Unsupported]),
-			GoldInsufficient: int64(s.Gold[metrics.Insufficient]), GoldSupportedFraction: fp(s.GoldSupportedFraction)}
-		if s.Labelled > 0 {
-			r.GoldAnyUnsupported = &s.GoldAnyUnsupported
-		}
-		if s.GoldVerdict != "" {
-			r.GoldVerdict = &s.GoldVerdict
-		}
-		t.Outputs = append(t.Outputs, r)
-	}
+	t.outputScores = metrics.Outputs(scaled, 1)
 	g := metrics.QualityGates(scaled, 1)
 	t.Summary.QualityGates = QualityGatesSummary{EvidenceCoverage: fp(g.EvidenceCoverage), UnsupportedRate: fp(g.UnsupportedRate),
 		CriticalUnsupported: g.CriticalUnsupported, Contradictions: g.Contradictions, Pass: g.Pass}
@@ -606,8 +648,15 @@ type Tables struct {
 	Confusion    []ConfusionRow
 	Calibration  []CalibrationRow
 	RiskCoverage []RiskCoverageRow
-	Outputs      []OutputRow                 // one per model output (source_id), by output id
 	Reliability  []metrics.CalibrationReport // raw, calibrated
+
+	// The outputs (one per model output, source_id, by output id) are held
+	// as scores until their rows are needed (OutputRows, or
+	// SetOutputDecisions): a row is ~400 bytes with its pointers, a score
+	// 150, and a run of a million claims has hundreds of thousands of
+	// outputs; Write turns the scores into rows a batch at a time.
+	outputScores []metrics.OutputScore
+	outputs      []OutputRow // nil until made from outputScores
 
 	curves      [2]curve          // risk–coverage of the raw and calibrated stages, for the plot
 	counts      metrics.Counts    // over every claim, for the confusion plot
@@ -640,7 +689,7 @@ func (t *Tables) Write(dir string) error {
 	if err := writeRows(filepath.Join(dir, "risk_coverage.parquet"), t.meta, t.RiskCoverage); err != nil {
 		return err
 	}
-	if err := writeRows(filepath.Join(dir, "outputs.parquet"), t.meta, t.Outputs); err != nil {
+	if err := t.writeOutputs(filepath.Join(dir, "outputs.parquet")); err != nil {
 		return err
 	}
 	figs, err := t.figures()
@@ -722,7 +771,7 @@ func (t *Tables) stampRows(in Instance) {
 	for i := range t.RiskCoverage {
 		t.RiskCoverage[i].RunInstance, t.RiskCoverage[i].StartedAt = id, at
 	}
-	for i := range t.Outputs {
-		t.Outputs[i].RunInstance, t.Outputs[i].StartedAt = id, at
+	for i := range t.outputs {
+		t.outputs[i].RunInstance, t.outputs[i].StartedAt = id, at
 	}
 }

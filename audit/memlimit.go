@@ -1,0 +1,45 @@
+package audit
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+// minHeapHeadroom is the least room heapLimit leaves above what a stage
+// holds at its start.
+const minHeapHeadroom = 192 << 20
+
+// heapLimit puts a soft memory limit (debug.SetMemoryLimit) on a stage
+// that holds a value per claim and makes large short-lived arrays (the
+// reports: every slice's metrics sort and bin its claims): what the Go
+// runtime holds at the stage's start plus as much again as the live heap,
+// and at least minHeapHeadroom more. Left to its default pacing the
+// collector lets the heap reach twice its high-water mark, and the pages
+// one slice's arrays freed stay mapped while the next slice's are made, so
+// a run of a million claims peaked at 3.5 times the memory it held. Under
+// the limit the collector runs when the limit nears and returns freed
+// pages, so the stage's memory stays near what it holds. The limit is
+// soft: a stage that needs more gets it, at the cost of collecting more
+// often. A GOMEMLIMIT the user set is left alone. The returned function
+// puts the previous limit back.
+func heapLimit() (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	for _, x := range s {
+		if x.Value.Kind() != metrics.KindUint64 {
+			return func() {} // a runtime without these metrics: leave the default
+		}
+	}
+	live := s[0].Value.Uint64()
+	held := s[1].Value.Uint64() - s[2].Value.Uint64() - s[3].Value.Uint64()
+	limit := held + max(live, minHeapHeadroom)
+	old := debug.SetMemoryLimit(int64(min(limit, 1<<62)))
+	return func() { debug.SetMemoryLimit(old) }
+}
