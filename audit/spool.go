@@ -36,7 +36,7 @@ type spool struct {
 }
 
 // calRows are what the calibrate stage reads of each claim's outcome
-// (metrics.Score: 32 bytes where a metrics.Outcome is 160, and these live
+// (metrics.Score: 32 bytes where a metrics.Outcome is 152, and these live
 // through verification): the logits, gold label and decision, and the
 // cross-fitting fold in place of the claim id.
 type calRows struct {

@@ -40,8 +40,10 @@ type Outcome struct {
 	Gold Class // Unknown when the claim has no gold label
 	// Abstained: no decision (empty or weak retrieval, low confidence, or an
 	// adjudication error). Predicted is ignored then.
-	Abstained bool
-	Predicted Class
+	Abstained     bool
+	Predicted     Class
+	RuleLabel     Class // see Rule
+	VerifierLabel Class // see Rule
 	// Scored says Logits hold the verifier's three raw logits (supported,
 	// unsupported, insufficient); an abstention for empty retrieval or an
 	// error has none.
@@ -62,9 +64,9 @@ type Outcome struct {
 	// none did), RuleLabel that label (applied or, under --rule-effect
 	// flag, not) and VerifierLabel the verifier's own label on the claim
 	// (Unknown when it gave none): the per-rule metrics compare the two.
-	Rule          string
-	RuleLabel     Class
-	VerifierLabel Class
+	// (The labels sit with the other one-byte fields: a run holds an
+	// outcome per claim, and there they take no word of their own.)
+	Rule string
 }
 
 // ErrNaN is returned for outcomes whose logits or latency are NaN or Inf.
