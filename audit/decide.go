@@ -109,8 +109,8 @@ func (o *Options) withNumeric(v verified, d decision, fc *factCache) decision {
 // the same from the record (a test holds the two together).
 func (d decision) outcome(v verified) metrics.Outcome {
 	c := v.Claim
-	out := metrics.Outcome{ID: c.ID, Gold: metrics.Unknown, Abstained: d.reason != "", Type: c.Type, Source: c.SourceID,
-		Importance: c.Importance, LatencyMS: v.LatencyMS, Meta: c.Meta}
+	out := metrics.Outcome{ID: c.ID, Gold: metrics.Unknown, Abstained: d.reason != "", Type: metrics.NameOf(c.Type), Source: c.SourceID,
+		Importance: metrics.NameOf(c.Importance), LatencyMS: v.LatencyMS, Meta: c.Meta}
 	if i := c.Label.Index(); i >= 0 {
 		out.Gold = metrics.Class(i)
 	}
@@ -122,7 +122,7 @@ func (d decision) outcome(v verified) metrics.Outcome {
 	} else if !out.Abstained {
 		out.Predicted = d.pred // a rule decided a claim the verifier never scored
 	}
-	out.Rule, out.RuleLabel, out.VerifierLabel = d.ruleName, metrics.Unknown, metrics.Unknown
+	out.Rule, out.RuleLabel, out.VerifierLabel = metrics.NameOf(d.ruleName), metrics.Unknown, metrics.Unknown
 	if d.ruleName != "" {
 		out.RuleLabel = d.ruleLabel
 		if d.scored {

@@ -18,8 +18,10 @@ type outcomeSpool struct {
 	n int
 }
 
+// newOutcomeSpool makes the spool in the run's staging folder (named like
+// the other spools, so a killed run's is swept the same way).
 func newOutcomeSpool(dir string) (*outcomeSpool, error) {
-	f, err := newRecordFile(dir, ".outcomes-*.bin")
+	f, err := newRecordFile(dir, ".spool-outcomes-*.bin")
 	if err != nil {
 		return nil, err
 	}
@@ -58,9 +60,9 @@ func (c *spoolCodec) outcome(o *metrics.Outcome) {
 	for _, z := range o.Logits {
 		c.float(z)
 	}
-	c.rawStr(o.Type)
+	c.rawStr(o.Type.String())
 	c.rawStr(o.Source)
-	c.rawStr(o.Importance)
+	c.rawStr(o.Importance.String())
 	c.float(o.LatencyMS)
 	// nil and empty differ (nil: the gold names no evidence).
 	if o.EvidenceRanks == nil {
@@ -85,7 +87,7 @@ func (c *spoolCodec) outcome(o *metrics.Outcome) {
 			c.rawStr(o.Meta[k])
 		}
 	}
-	c.rawStr(o.Rule)
+	c.rawStr(o.Rule.String())
 	c.int(int64(o.RuleLabel))
 	c.int(int64(o.VerifierLabel))
 }
@@ -100,9 +102,9 @@ func (c *spoolCodec) readOutcome(o *metrics.Outcome, strs interner) {
 	for k := range o.Logits {
 		o.Logits[k] = c.readFloat()
 	}
-	o.Type = c.readStrIn(strs)
+	o.Type = metrics.NameOf(c.readStrIn(strs))
 	o.Source = c.readStrIn(strs)
-	o.Importance = c.readStrIn(strs)
+	o.Importance = metrics.NameOf(c.readStrIn(strs))
 	o.LatencyMS = c.readFloat()
 	if n := c.readLen(1); n > 0 {
 		o.EvidenceRanks = make([]int, n-1)
@@ -117,7 +119,7 @@ func (c *spoolCodec) readOutcome(o *metrics.Outcome, strs interner) {
 			o.Meta[k] = c.readStrIn(strs)
 		}
 	}
-	o.Rule = c.readStrIn(strs)
+	o.Rule = metrics.NameOf(c.readStrIn(strs))
 	o.RuleLabel = metrics.Class(c.readInt())
 	o.VerifierLabel = metrics.Class(c.readInt())
 }

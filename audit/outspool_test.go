@@ -14,13 +14,17 @@ import (
 )
 
 // randomOutcome fills every field of an outcome (fillRandom does not draw
-// the int8 fields: classes and the fold).
+// the int8 fields, classes and the fold, nor the names).
 func randomOutcome(r *rand.Rand) metrics.Outcome {
 	var o metrics.Outcome
 	fillRandom(reflect.ValueOf(&o).Elem(), r, 0)
 	o.Fold = int8(r.IntN(256) - 128)
 	o.Gold, o.Predicted = metrics.Class(r.IntN(4)-1), metrics.Class(r.IntN(3))
 	o.RuleLabel, o.VerifierLabel = metrics.Class(r.IntN(4)-1), metrics.Class(r.IntN(4)-1)
+	name := func() metrics.Name {
+		return metrics.NameOf([]string{"", "fact", "critical", "numeric_mismatch", "x\xff"}[r.IntN(5)])
+	}
+	o.Type, o.Importance, o.Rule = name(), name(), name()
 	return o
 }
 

@@ -239,7 +239,7 @@ func replayRules(r reports.Record, out metrics.Outcome, t float64, s reports.Run
 		authority = label.Label(*r.VerifierLabel)
 	}
 	res := rules.Replay(r.Flags, label.Of(int(out.Predicted)), authority, rules.Effect(s.RuleEffect))
-	out.Rule, out.RuleLabel = res.Rule, metrics.Unknown
+	out.Rule, out.RuleLabel = metrics.NameOf(res.Rule), metrics.Unknown
 	if res.Rule != "" {
 		out.RuleLabel = metrics.Class(res.RuleLabel.Index())
 		out.VerifierLabel = metrics.Argmax(metrics.Softmax(out.Logits, t))

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -222,10 +223,13 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	// What only verification needed is let go before the stages that hold
 	// a value per claim: the verifier (and its caches; an ONNX session),
 	// the gold labels and evidence ids (they travel in the spool), so the
-	// run's peak memory is not their sum.
+	// run's peak memory is not their sum. Collecting here (and giving the
+	// freed pages back) starts calibration from the live heap, not from
+	// the verification stage's high-water mark.
 	closeIfCloser(v)
 	v = nil
 	in.gold = nil
+	debug.FreeOSMemory()
 	cal, err := timed(st, "calibrate", &tm.Calibrate, func() (calibration, error) { return o.calibrate(sp) })
 	if err != nil {
 		return nil, err

@@ -199,11 +199,12 @@ func TestSpoolFileRoundTripAndCorruption(t *testing.T) {
 	require.Contains(t, err.Error(), "read spool: record 49")
 }
 
-// The calibrate stage's compact rows give the same calibration as the
-// outcomes they were made from (the stage's rule, calibrateScores, against
-// metrics.Calibrate on the outcomes): the fold kept in place of the id is
-// the one cross-fitting computes from the id, for the default, a small, a
-// too-small (1: CrossFit's default) and a large fold count.
+// The calibrate stage's wiring: rows made as claims are verified, with the
+// run's fold count and seed, calibrate (calibrateScores, the stage's rule)
+// as metrics.Calibrate does on the full outcomes, for the default, a
+// small, a too-small (1: CrossFit's default) and a large fold count. (That
+// the Score-based fit equals the outcome-based code it replaced is
+// metrics.TestCalibrateScoresEqualsOutcomes.)
 func TestCalRowsCalibrateAsOutcomes(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	outs := make([]metrics.Outcome, 3000)

@@ -150,14 +150,12 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 	return c, nil
 }
 
-// prelimOutcome is a claim's outcome decided at T = 1 as the calibrate
-// stage reads it: ids, gold, decisions and logits only. The slice fields,
-// metadata and evidence ranks are left out, to hold less per claim.
+// prelimOutcome is a claim's outcome decided at T = 1, for the calibrate
+// stage's row (metrics.ScoreOf keeps the ids, gold, decisions and logits);
+// the evidence ranks, which it does not read, are not computed.
 func (o *Options) prelimOutcome(v verified) metrics.Outcome {
 	v.GoldEvidence = nil
-	out := o.decide(v, 1).outcome(v)
-	out.Type, out.Source, out.Importance, out.Meta = "", "", "", nil
-	return out
+	return o.decide(v, 1).outcome(v)
 }
 
 // calibrateScores is calibrate's rule on the outcomes decided at T = 1

@@ -104,7 +104,7 @@ func ExampleVerdictOf() {
 func ExampleQualityGates() {
 	mk := func(imp string, pred metrics.Class, abst bool) metrics.Outcome {
 		o := outcome(metrics.Unknown, pred)
-		o.Importance, o.Abstained = imp, abst
+		o.Importance, o.Abstained = metrics.NameOf(imp), abst
 		return o
 	}
 	outs := []metrics.Outcome{

@@ -47,12 +47,13 @@ type Outcome struct {
 	// Scored says Logits hold the verifier's three raw logits (supported,
 	// unsupported, insufficient); an abstention for empty retrieval or an
 	// error has none.
-	Scored     bool
-	Logits     [3]float64
-	Type       string
-	Source     string
-	Importance string
-	LatencyMS  float64 // < 0 when not measured
+	Scored bool
+	Logits [3]float64
+	// Type and Importance are the claim's (claims.Types, claims.Importances);
+	// Source is its source id, the model output it came from.
+	Type, Importance Name
+	Source           string
+	LatencyMS        float64 // < 0 when not measured
 	// EvidenceRanks holds, for each gold evidence id of the claim, the
 	// 1-based rank of the first retrieved passage it names (its span or
 	// document), 0 when no retrieved passage does; nil when the gold
@@ -66,7 +67,7 @@ type Outcome struct {
 	// (Unknown when it gave none): the per-rule metrics compare the two.
 	// (The labels sit with the other one-byte fields: a run holds an
 	// outcome per claim, and there they take no word of their own.)
-	Rule string
+	Rule Name
 }
 
 // ErrNaN is returned for outcomes whose logits or latency are NaN or Inf.

@@ -154,7 +154,7 @@ func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
 				s.Predicted[o.Predicted]++
 			}
 			verdicts = append(verdicts, VerdictOf(*o, t))
-			imp = append(imp, o.Importance)
+			imp = append(imp, o.Importance.String())
 			if o.Gold != Unknown {
 				s.Labelled++
 				s.Gold[o.Gold]++

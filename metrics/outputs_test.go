@@ -18,11 +18,11 @@ func TestOutputsByHand(t *testing.T) {
 	weak := [3]float64{1, 0.5, 0} // supported, p < 0.8
 	refute := [3]float64{0, 5, 0}
 	outs := []Outcome{
-		{Source: "a", Gold: Supported, Scored: true, Logits: sure, Predicted: Supported, Importance: "material"},
-		{Source: "a", Gold: Unsupported, Scored: true, Logits: weak, Predicted: Supported, Importance: "material"},
-		{Source: "a", Gold: Unknown, Abstained: true, Importance: "minor"},
-		{Source: "b", Gold: Unsupported, Scored: true, Logits: refute, Predicted: Unsupported, Importance: "material"},
-		{Source: "b", Gold: Supported, Scored: true, Logits: sure, Predicted: Supported, Importance: "material"},
+		{Source: "a", Gold: Supported, Scored: true, Logits: sure, Predicted: Supported, Importance: NameOf("material")},
+		{Source: "a", Gold: Unsupported, Scored: true, Logits: weak, Predicted: Supported, Importance: NameOf("material")},
+		{Source: "a", Gold: Unknown, Abstained: true, Importance: NameOf("minor")},
+		{Source: "b", Gold: Unsupported, Scored: true, Logits: refute, Predicted: Unsupported, Importance: NameOf("material")},
+		{Source: "b", Gold: Supported, Scored: true, Logits: sure, Predicted: Supported, Importance: NameOf("material")},
 		{Source: "c", Gold: Supported, Scored: true, Logits: sure, Predicted: Supported},
 		{Source: "", Gold: Supported, Scored: true, Logits: refute, Predicted: Unsupported}, // no output
 	}
@@ -128,7 +128,7 @@ func outputsByMap(outs []Outcome, t float64) []OutputScore {
 				s.Predicted[o.Predicted]++
 			}
 			verdicts = append(verdicts, VerdictOf(o, t))
-			imp = append(imp, o.Importance)
+			imp = append(imp, o.Importance.String())
 			if o.Gold != Unknown {
 				s.Labelled++
 				s.Gold[o.Gold]++
@@ -172,7 +172,7 @@ func TestOutputsEqualMapGrouping(t *testing.T) {
 			o.Abstained = r.IntN(5) == 0
 			o.Predicted = Class(r.IntN(3))
 			o.Gold = Class(r.IntN(4) - 1)
-			o.Importance = []string{"", "critical", "material", "minor"}[r.IntN(4)]
+			o.Importance = NameOf([]string{"", "critical", "material", "minor"}[r.IntN(4)])
 			o.Scored = r.IntN(6) > 0
 			for k := range o.Logits {
 				o.Logits[k] = r.NormFloat64() * 3

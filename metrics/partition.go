@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -36,11 +37,11 @@ func PartitionOf(outs []Outcome, opts SliceOptions, kind string) Partition {
 	value := func(o *Outcome) string {
 		switch kind {
 		case "type":
-			return o.Type
+			return o.Type.String()
 		case "source":
 			return o.Source
 		case "importance":
-			return o.Importance
+			return o.Importance.String()
 		}
 		return o.Meta[strings.TrimPrefix(kind, "meta.")]
 	}
@@ -69,7 +70,19 @@ func PartitionOf(outs []Outcome, opts SliceOptions, kind string) Partition {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.Slice(order, func(a, b int) bool { return vals[order[a]] < vals[order[b]] })
+	// A source literally named "(other)" has the pooled slice's name: it
+	// sorts after the other sources, where the pool goes (as SlicesBy
+	// orders that name), and it is never a kept source of its own when the
+	// sources are capped: its claims join the pool, so no slice name is
+	// written twice and no claim leaves the source slices.
+	pooledName := strings.TrimPrefix(OtherSources, "source=")
+	pooled := func(id int32) bool { return kind == "source" && vals[id] == pooledName }
+	sort.Slice(order, func(a, b int) bool {
+		if pa, pb := pooled(order[a]), pooled(order[b]); pa != pb {
+			return pb
+		}
+		return vals[order[a]] < vals[order[b]]
+	})
 	maxSources := opts.MaxSources
 	if maxSources == 0 {
 		maxSources = DefaultMaxSourceSlices
@@ -78,10 +91,10 @@ func PartitionOf(outs []Outcome, opts SliceOptions, kind string) Partition {
 	if kind == "source" && maxSources > 0 && len(vals) > maxSources {
 		// The largest sources (most claims, then name) keep a slice each,
 		// in name order; the others share OtherSources, after them.
-		bySize := append([]int32(nil), order...)
+		bySize := slices.DeleteFunc(append([]int32(nil), order...), pooled)
 		sort.SliceStable(bySize, func(a, b int) bool { return sizes[bySize[a]] > sizes[bySize[b]] })
 		kept := make([]bool, len(vals))
-		for _, id := range bySize[:maxSources] {
+		for _, id := range bySize[:min(maxSources, len(bySize))] {
 			kept[id] = true
 		}
 		for _, id := range order {

@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,12 +21,15 @@ func TestPartitionsAreSlicesBy(t *testing.T) {
 		outs := make([]Outcome, n)
 		for i := range outs {
 			o := &outs[i]
-			o.Type = []string{"", "fact", "numeric", "quote"}[r.IntN(4)]
+			o.Type = NameOf([]string{"", "fact", "numeric", "quote"}[r.IntN(4)])
 			o.Source = fmt.Sprintf("out-%d", r.IntN(nsrc))
-			if r.IntN(10) == 0 {
+			switch r.IntN(12) {
+			case 0:
 				o.Source = ""
+			case 1:
+				o.Source = "(other)" // the pooled slice's own name
 			}
-			o.Importance = []string{"", "critical", "major", "minor"}[r.IntN(4)]
+			o.Importance = NameOf([]string{"", "critical", "major", "minor"}[r.IntN(4)])
 			switch r.IntN(3) {
 			case 0:
 			case 1:
@@ -36,7 +40,6 @@ func TestPartitionsAreSlicesBy(t *testing.T) {
 		}
 		opts := SliceOptions{MaxSources: []int{0, -1, 1, 3, 50}[r.IntN(5)]}
 		keys := [][]string{nil, {"topic"}, {"lang", "topic"}}[r.IntN(3)]
-		want := SlicesBy(outs, opts, keys)[1:]
 		var got []Slice
 		for _, kind := range PartitionKinds(keys) {
 			p := PartitionOf(outs, opts, kind)
@@ -51,6 +54,44 @@ func TestPartitionsAreSlicesBy(t *testing.T) {
 				got = append(got, Slice{Name: name, Indexes: members[g]})
 			}
 		}
-		require.Equal(t, want, got, "case %d", c)
+		if capped, named := cappedWithPooledName(outs, opts); capped && named {
+			// SlicesBy wrote the pool over that source's slice; the
+			// partition pools it: names unique, every sourced claim in
+			// exactly one source slice, that source's claims pooled.
+			names, in := map[string]bool{}, map[int]int{}
+			for _, sl := range got {
+				require.False(t, names[sl.Name], "case %d: slice %s twice", c, sl.Name)
+				names[sl.Name] = true
+				if strings.HasPrefix(sl.Name, "source=") {
+					for _, i := range sl.Indexes {
+						in[i]++
+						if outs[i].Source == "(other)" {
+							require.Equal(t, OtherSources, sl.Name)
+						}
+					}
+				}
+			}
+			for i, o := range outs {
+				require.Equal(t, b2i(o.Source != ""), in[i], "case %d: claim %d", c, i)
+			}
+			continue
+		}
+		require.Equal(t, SlicesBy(outs, opts, keys)[1:], got, "case %d", c)
 	}
+}
+
+// cappedWithPooledName says the sources are capped and one of them is
+// named as the pool is.
+func cappedWithPooledName(outs []Outcome, opts SliceOptions) (capped, named bool) {
+	srcs := map[string]bool{}
+	for _, o := range outs {
+		if o.Source != "" {
+			srcs[o.Source] = true
+		}
+	}
+	max := opts.MaxSources
+	if max == 0 {
+		max = DefaultMaxSourceSlices
+	}
+	return max > 0 && len(srcs) > max, srcs["(other)"]
 }

@@ -35,7 +35,7 @@ func synthetic(n int, scale float64, seed uint64) []Outcome {
 		for k := range z {
 			logits[k] = scale * z[k]
 		}
-		o := Outcome{ID: fmt.Sprintf("c%d", i), Gold: gold, Scored: true, Logits: logits, Predicted: Argmax(logits), Type: types[i%3], LatencyMS: float64(i % 50)}
+		o := Outcome{ID: fmt.Sprintf("c%d", i), Gold: gold, Scored: true, Logits: logits, Predicted: Argmax(logits), Type: NameOf(types[i%3]), LatencyMS: float64(i % 50)}
 		if rng.Float64() < 0.1 {
 			o.Abstained = true
 		}
@@ -222,10 +222,10 @@ func TestNaNIsAnError(t *testing.T) {
 func TestEveryMetricDefinedOnRichData(t *testing.T) {
 	outs := synthetic(600, 1.5, 1)
 	for i := range outs {
-		outs[i].Importance = []string{"critical", "material", "minor"}[i%3]
+		outs[i].Importance = NameOf([]string{"critical", "material", "minor"}[i%3])
 		outs[i].Source = fmt.Sprintf("out%d", i/4)
 		outs[i].EvidenceRanks = [][]int{{1}, {0}, {3, 0}, {6}}[i%4]
-		outs[i].Rule, outs[i].RuleLabel, outs[i].VerifierLabel = RuleNames[i%len(RuleNames)], Class(i%3), outs[i].Predicted
+		outs[i].Rule, outs[i].RuleLabel, outs[i].VerifierLabel = NameOf(RuleNames[i%len(RuleNames)]), Class(i%3), outs[i].Predicted
 	}
 	v := evaluate(t, outs)
 	for _, name := range Names {
@@ -257,7 +257,7 @@ func TestBootstrapDeterministicAcrossWorkers(t *testing.T) {
 }
 
 func TestSlices(t *testing.T) {
-	outs := []Outcome{{Type: "numeric", Source: "b", Importance: "critical"}, {Type: "fact", Source: "a"}, {Type: "numeric"}}
+	outs := []Outcome{{Type: NameOf("numeric"), Source: "b", Importance: NameOf("critical")}, {Type: NameOf("fact"), Source: "a"}, {Type: NameOf("numeric")}}
 	var names []string
 	for _, s := range Slices(outs) {
 		names = append(names, s.Name)

@@ -374,10 +374,10 @@ func QualityGates(outs []Outcome, t float64) Gates {
 		if v == VerdictContradicted {
 			g.Contradictions++
 		}
-		if o.Importance == "critical" && v == VerdictNotFound {
+		if o.Importance.String() == "critical" && v == VerdictNotFound {
 			g.CriticalUnsupported++
 		}
-		if o.Importance == "minor" {
+		if o.Importance.String() == "minor" {
 			continue
 		}
 		material++
@@ -498,7 +498,7 @@ func SlicesWith(outs []Outcome, opts SliceOptions) []Slice {
 	groups := map[string][]int{}
 	for i, o := range outs {
 		all.Indexes[i] = i
-		for _, kv := range [][2]string{{"type", o.Type}, {"source", o.Source}, {"importance", o.Importance}} {
+		for _, kv := range [][2]string{{"type", o.Type.String()}, {"source", o.Source}, {"importance", o.Importance.String()}} {
 			if kv[1] != "" {
 				key := kv[0] + "=" + kv[1]
 				groups[key] = append(groups[key], i)

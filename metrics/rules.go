@@ -28,7 +28,7 @@ func ruleValues(outs []Outcome) map[string]float64 {
 		ts[r] = &tally{}
 	}
 	for _, o := range outs {
-		t := ts[o.Rule]
+		t := ts[o.Rule.String()]
 		if t == nil {
 			continue
 		}

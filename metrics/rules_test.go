@@ -4,11 +4,11 @@ import "testing"
 
 func TestRuleMetrics(t *testing.T) {
 	outs := []Outcome{
-		{Gold: Insufficient, Predicted: Insufficient, Rule: "hedge", RuleLabel: Insufficient, VerifierLabel: Supported},
-		{Gold: Insufficient, Predicted: Insufficient, Rule: "hedge", RuleLabel: Insufficient, VerifierLabel: Supported},
-		{Gold: Supported, Predicted: Insufficient, Rule: "hedge", RuleLabel: Insufficient, VerifierLabel: Supported},
-		{Gold: Unknown, Predicted: Insufficient, Rule: "hedge", RuleLabel: Insufficient, VerifierLabel: Supported},
-		{Gold: Insufficient, Predicted: Insufficient, Rule: "no_evidence", RuleLabel: Insufficient, VerifierLabel: Unknown},
+		{Gold: Insufficient, Predicted: Insufficient, Rule: NameOf("hedge"), RuleLabel: Insufficient, VerifierLabel: Supported},
+		{Gold: Insufficient, Predicted: Insufficient, Rule: NameOf("hedge"), RuleLabel: Insufficient, VerifierLabel: Supported},
+		{Gold: Supported, Predicted: Insufficient, Rule: NameOf("hedge"), RuleLabel: Insufficient, VerifierLabel: Supported},
+		{Gold: Unknown, Predicted: Insufficient, Rule: NameOf("hedge"), RuleLabel: Insufficient, VerifierLabel: Supported},
+		{Gold: Insufficient, Predicted: Insufficient, Rule: NameOf("no_evidence"), RuleLabel: Insufficient, VerifierLabel: Unknown},
 		{Gold: Supported, Predicted: Supported, RuleLabel: Unknown, VerifierLabel: Unknown},
 	}
 	v := ruleValues(outs)

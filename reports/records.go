@@ -306,8 +306,8 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 // OutcomeOf reduces a record to what metrics need. The pipeline uses it
 // too, so a report recomputed from records.parquet equals the run's.
 func OutcomeOf(r Record) metrics.Outcome {
-	o := metrics.Outcome{ID: r.ClaimID, Gold: metrics.Unknown, Abstained: r.Abstained, Type: r.ClaimType, Source: r.SourceID,
-		Importance: r.Importance, LatencyMS: r.LatencyMS}
+	o := metrics.Outcome{ID: r.ClaimID, Gold: metrics.Unknown, Abstained: r.Abstained, Type: metrics.NameOf(r.ClaimType), Source: r.SourceID,
+		Importance: metrics.NameOf(r.Importance), LatencyMS: r.LatencyMS}
 	if len(r.Meta) > 0 {
 		o.Meta = r.Meta
 	}
@@ -316,7 +316,7 @@ func OutcomeOf(r Record) metrics.Outcome {
 	}
 	o.RuleLabel, o.VerifierLabel = metrics.Unknown, metrics.Unknown
 	if r.Rule != nil && r.RuleLabel != nil {
-		o.Rule, o.RuleLabel = *r.Rule, classNamed(*r.RuleLabel)
+		o.Rule, o.RuleLabel = metrics.NameOf(*r.Rule), classNamed(*r.RuleLabel)
 		if r.VerifierLabel != nil && r.LogitSupported != nil {
 			o.VerifierLabel = classNamed(*r.VerifierLabel)
 		}

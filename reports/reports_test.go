@@ -40,7 +40,7 @@ func outcomes(n int, seed uint64) []metrics.Outcome {
 			gold = metrics.Argmax(z)
 		}
 		o := metrics.Outcome{ID: fmt.Sprintf("c%03d", i), Gold: gold, Scored: true, Logits: z, Predicted: metrics.Argmax(z),
-			Type: []string{"numeric", "fact"}[i%2], Source: []string{"a", "b", "c"}[i%3], Importance: "material", LatencyMS: float64(i % 7)}
+			Type: metrics.NameOf([]string{"numeric", "fact"}[i%2]), Source: []string{"a", "b", "c"}[i%3], Importance: metrics.NameOf("material"), LatencyMS: float64(i % 7)}
 		if i%9 == 0 {
 			o.Abstained = true
 		}
