@@ -3,7 +3,6 @@ package metrics
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,8 +10,9 @@ import (
 
 // The partitions, expanded to index lists in their order, are exactly
 // SlicesBy's slices after "all" (names, order, members and their order):
-// types, sources above and below the cap (ties in size broken by name),
-// importance, empty values, and metadata keys present, absent and empty.
+// types, sources above and below the cap (ties in size broken by name), a
+// source named as the pool, importance, empty values, and metadata keys
+// present, absent and empty.
 func TestPartitionsAreSlicesBy(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for c := range 300 {
@@ -54,44 +54,34 @@ func TestPartitionsAreSlicesBy(t *testing.T) {
 				got = append(got, Slice{Name: name, Indexes: members[g]})
 			}
 		}
-		if capped, named := cappedWithPooledName(outs, opts); capped && named {
-			// SlicesBy wrote the pool over that source's slice; the
-			// partition pools it: names unique, every sourced claim in
-			// exactly one source slice, that source's claims pooled.
-			names, in := map[string]bool{}, map[int]int{}
-			for _, sl := range got {
-				require.False(t, names[sl.Name], "case %d: slice %s twice", c, sl.Name)
-				names[sl.Name] = true
-				if strings.HasPrefix(sl.Name, "source=") {
-					for _, i := range sl.Indexes {
-						in[i]++
-						if outs[i].Source == "(other)" {
-							require.Equal(t, OtherSources, sl.Name)
-						}
-					}
-				}
-			}
-			for i, o := range outs {
-				require.Equal(t, b2i(o.Source != ""), in[i], "case %d: claim %d", c, i)
-			}
-			continue
-		}
 		require.Equal(t, SlicesBy(outs, opts, keys)[1:], got, "case %d", c)
 	}
 }
 
-// cappedWithPooledName says the sources are capped and one of them is
-// named as the pool is.
-func cappedWithPooledName(outs []Outcome, opts SliceOptions) (capped, named bool) {
-	srcs := map[string]bool{}
-	for _, o := range outs {
-		if o.Source != "" {
-			srcs[o.Source] = true
+// A source whose id is the pool's own name is pooled when sources are
+// capped (its claims stay in a source slice, and no name is written
+// twice), and comes after the other sources when they are not.
+func TestSourceNamedAsThePool(t *testing.T) {
+	var outs []Outcome
+	for _, s := range []string{"(other)", "a", "b", "a", "(other)", "(other)"} {
+		outs = append(outs, Outcome{Source: s})
+	}
+	sources := func(opts SliceOptions) []Slice {
+		var out []Slice
+		for _, sl := range SlicesWith(outs, opts) {
+			if sl.Name != "all" {
+				out = append(out, sl)
+			}
 		}
+		return out
 	}
-	max := opts.MaxSources
-	if max == 0 {
-		max = DefaultMaxSourceSlices
-	}
-	return max > 0 && len(srcs) > max, srcs["(other)"]
+	require.Equal(t, []Slice{{Name: "source=a", Indexes: []int{1, 3}}, {Name: OtherSources, Indexes: []int{0, 2, 4, 5}}},
+		sources(SliceOptions{MaxSources: 1}), "the largest source is kept, not the pool's namesake")
+	require.Equal(t, []Slice{{Name: "source=a", Indexes: []int{1, 3}}, {Name: "source=b", Indexes: []int{2}}, {Name: OtherSources, Indexes: []int{0, 4, 5}}},
+		sources(SliceOptions{MaxSources: 2}))
+	require.Equal(t, []Slice{{Name: "source=a", Indexes: []int{1, 3}}, {Name: "source=b", Indexes: []int{2}}, {Name: OtherSources, Indexes: []int{0, 4, 5}}},
+		sources(SliceOptions{MaxSources: -1}), "uncapped: the source sorts last")
+	p := PartitionOf(outs, SliceOptions{MaxSources: 1}, "source")
+	require.Equal(t, []string{"source=a", OtherSources}, p.Names)
+	require.Equal(t, []int32{1, 0, 1, 0, 1, 1}, p.Group)
 }

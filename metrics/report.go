@@ -512,6 +512,10 @@ func SlicesWith(outs []Outcome, opts SliceOptions) []Slice {
 		}
 	}
 	if maxSources > 0 && len(sources) > maxSources {
+		// A source whose id is the pool's name is pooled, never kept: its
+		// slice would carry the pool's name.
+		other := groups[OtherSources]
+		sources = slices.DeleteFunc(sources, func(k string) bool { return k == OtherSources })
 		sort.Slice(sources, func(a, b int) bool {
 			na, nb := len(groups[sources[a]]), len(groups[sources[b]])
 			if na != nb {
@@ -519,8 +523,7 @@ func SlicesWith(outs []Outcome, opts SliceOptions) []Slice {
 			}
 			return sources[a] < sources[b]
 		})
-		var other []int
-		for _, k := range sources[maxSources:] {
+		for _, k := range sources[min(maxSources, len(sources)):] {
 			other = append(other, groups[k]...)
 			delete(groups, k)
 		}
