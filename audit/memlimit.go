@@ -23,7 +23,9 @@ const minHeapHeadroom = 192 << 20
 // pages, so the stage's memory stays near what it holds. The limit is
 // soft: a stage that needs more gets it, at the cost of collecting more
 // often. A GOMEMLIMIT the user set is left alone. The returned function
-// puts the previous limit back.
+// puts the previous limit back. The limit is the process's: two runs in
+// one process at the same time would put each other's back out of order
+// (the command line runs one).
 func heapLimit() (restore func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}

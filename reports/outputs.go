@@ -368,9 +368,10 @@ func appliedKind(temps []float64, cf metrics.CrossFitResult) (string, float64) {
 
 // Compute derives every table of a report. It is what `audit run` and
 // `audit report` both call, so the two give identical files. While it
-// runs it divides in.Outcomes' logits by their temperatures in place (the
-// calibrated stage) and puts the raw ones back before it returns: nothing
-// may read in.Outcomes concurrently.
+// runs it reorders in.Outcomes (each slice laid out contiguously in turn)
+// and divides their logits by their temperatures in place (the calibrated
+// stage); every outcome is back in its place with its raw logits when it
+// returns: nothing may read in.Outcomes concurrently.
 func Compute(in Input) (*Tables, error) {
 	if in.Resamples == 0 {
 		in.Resamples = 1000
