@@ -195,14 +195,6 @@ type outputCell struct {
 	n                                          int
 }
 
-func outputCells(scores []OutputScore) []outputCell {
-	var c cellCounter
-	for i := range scores {
-		c.add(&scores[i])
-	}
-	return c.sorted()
-}
-
 // cellCounter counts outputs by cell.
 type cellCounter struct {
 	idx   map[outputCell]int
