@@ -3,13 +3,17 @@ package metrics
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
 // The partitions, expanded to index lists in their order, are exactly
-// SlicesBy's slices after "all" (names, order, members and their order):
+// the map-based slices after "all" (and SlicesBy, made from them, the
+// map-based SlicesBy) (names, order, members and their order):
 // types, sources above and below the cap (ties in size broken by name), a
 // source named as the pool, importance, empty values, and metadata keys
 // present, absent and empty.
@@ -54,7 +58,8 @@ func TestPartitionsAreSlicesBy(t *testing.T) {
 				got = append(got, Slice{Name: name, Indexes: members[g]})
 			}
 		}
-		require.Equal(t, SlicesBy(outs, opts, keys)[1:], got, "case %d", c)
+		require.Equal(t, slicesByMaps(outs, opts, keys)[1:], got, "case %d", c)
+		require.Equal(t, slicesByMaps(outs, opts, keys), SlicesBy(outs, opts, keys), "case %d", c)
 	}
 }
 
@@ -84,4 +89,91 @@ func TestSourceNamedAsThePool(t *testing.T) {
 	p := PartitionOf(outs, SliceOptions{MaxSources: 1}, "source")
 	require.Equal(t, []string{"source=a", OtherSources}, p.Names)
 	require.Equal(t, []int32{1, 0, 1, 0, 1, 1}, p.Group)
+}
+
+// slicesWithMaps and slicesByMaps are SlicesWith and SlicesBy as they were
+// before the partitions (a map of index lists per slice name): the oracle
+// TestPartitionsAreSlicesBy holds the partitions to.
+func slicesWithMaps(outs []Outcome, opts SliceOptions) []Slice {
+	maxSources := opts.MaxSources
+	if maxSources == 0 {
+		maxSources = DefaultMaxSourceSlices
+	}
+	all := Slice{Name: "all", Indexes: make([]int, len(outs))}
+	groups := map[string][]int{}
+	for i, o := range outs {
+		all.Indexes[i] = i
+		for _, kv := range [][2]string{{"type", o.Type.String()}, {"source", o.Source}, {"importance", o.Importance.String()}} {
+			if kv[1] != "" {
+				key := kv[0] + "=" + kv[1]
+				groups[key] = append(groups[key], i)
+			}
+		}
+	}
+	var sources []string
+	for k := range groups {
+		if strings.HasPrefix(k, "source=") {
+			sources = append(sources, k)
+		}
+	}
+	if maxSources > 0 && len(sources) > maxSources {
+		// A source whose id is the pool's name is pooled, never kept: its
+		// slice would carry the pool's name.
+		other := groups[OtherSources]
+		sources = slices.DeleteFunc(sources, func(k string) bool { return k == OtherSources })
+		sort.Slice(sources, func(a, b int) bool {
+			na, nb := len(groups[sources[a]]), len(groups[sources[b]])
+			if na != nb {
+				return na > nb
+			}
+			return sources[a] < sources[b]
+		})
+		for _, k := range sources[min(maxSources, len(sources)):] {
+			other = append(other, groups[k]...)
+			delete(groups, k)
+		}
+		sort.Ints(other)
+		groups[OtherSources] = other
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	order := map[byte]int{'t': 0, 's': 1, 'i': 2}
+	sort.Slice(keys, func(a, b int) bool {
+		if order[keys[a][0]] != order[keys[b][0]] {
+			return order[keys[a][0]] < order[keys[b][0]]
+		}
+		// the pooled sources come after the named ones
+		if oa, ob := keys[a] == OtherSources, keys[b] == OtherSources; oa != ob {
+			return ob
+		}
+		return keys[a] < keys[b]
+	})
+	out := []Slice{all}
+	for _, k := range keys {
+		out = append(out, Slice{Name: k, Indexes: groups[k]})
+	}
+	return out
+}
+
+func slicesByMaps(outs []Outcome, opts SliceOptions, keys []string) []Slice {
+	out := slicesWithMaps(outs, opts)
+	for _, key := range keys {
+		groups := map[string][]int{}
+		for i, o := range outs {
+			if v, ok := o.Meta[key]; ok && v != "" {
+				groups[v] = append(groups[v], i)
+			}
+		}
+		vals := make([]string, 0, len(groups))
+		for v := range groups {
+			vals = append(vals, v)
+		}
+		sort.Strings(vals)
+		for _, v := range vals {
+			out = append(out, Slice{Name: "meta." + key + "=" + v, Indexes: groups[v]})
+		}
+	}
+	return out
 }

@@ -489,88 +489,28 @@ type SliceOptions struct {
 func Slices(outs []Outcome) []Slice { return SlicesWith(outs, SliceOptions{}) }
 
 // SlicesWith is Slices with options.
-func SlicesWith(outs []Outcome, opts SliceOptions) []Slice {
-	maxSources := opts.MaxSources
-	if maxSources == 0 {
-		maxSources = DefaultMaxSourceSlices
-	}
-	all := Slice{Name: "all", Indexes: make([]int, len(outs))}
-	groups := map[string][]int{}
-	for i, o := range outs {
-		all.Indexes[i] = i
-		for _, kv := range [][2]string{{"type", o.Type.String()}, {"source", o.Source}, {"importance", o.Importance.String()}} {
-			if kv[1] != "" {
-				key := kv[0] + "=" + kv[1]
-				groups[key] = append(groups[key], i)
-			}
-		}
-	}
-	var sources []string
-	for k := range groups {
-		if strings.HasPrefix(k, "source=") {
-			sources = append(sources, k)
-		}
-	}
-	if maxSources > 0 && len(sources) > maxSources {
-		// A source whose id is the pool's name is pooled, never kept: its
-		// slice would carry the pool's name.
-		other := groups[OtherSources]
-		sources = slices.DeleteFunc(sources, func(k string) bool { return k == OtherSources })
-		sort.Slice(sources, func(a, b int) bool {
-			na, nb := len(groups[sources[a]]), len(groups[sources[b]])
-			if na != nb {
-				return na > nb
-			}
-			return sources[a] < sources[b]
-		})
-		for _, k := range sources[min(maxSources, len(sources)):] {
-			other = append(other, groups[k]...)
-			delete(groups, k)
-		}
-		sort.Ints(other)
-		groups[OtherSources] = other
-	}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	order := map[byte]int{'t': 0, 's': 1, 'i': 2}
-	sort.Slice(keys, func(a, b int) bool {
-		if order[keys[a][0]] != order[keys[b][0]] {
-			return order[keys[a][0]] < order[keys[b][0]]
-		}
-		// the pooled sources come after the named ones
-		if oa, ob := keys[a] == OtherSources, keys[b] == OtherSources; oa != ob {
-			return ob
-		}
-		return keys[a] < keys[b]
-	})
-	out := []Slice{all}
-	for _, k := range keys {
-		out = append(out, Slice{Name: k, Indexes: groups[k]})
-	}
-	return out
-}
+func SlicesWith(outs []Outcome, opts SliceOptions) []Slice { return SlicesBy(outs, opts, nil) }
 
 // SlicesBy returns Slices, then one slice per value of each metadata key
 // in keys ("meta.topic=health"), keys in the order given and values
-// sorted; claims without the key only count in "all".
+// sorted; claims without the key only count in "all". The slices after
+// "all" are the partitions' (PartitionOf), as index lists.
 func SlicesBy(outs []Outcome, opts SliceOptions, keys []string) []Slice {
-	out := SlicesWith(outs, opts)
-	for _, key := range keys {
-		groups := map[string][]int{}
-		for i, o := range outs {
-			if v, ok := o.Meta[key]; ok && v != "" {
-				groups[v] = append(groups[v], i)
+	all := Slice{Name: "all", Indexes: make([]int, len(outs))}
+	for i := range all.Indexes {
+		all.Indexes[i] = i
+	}
+	out := []Slice{all}
+	for _, kind := range PartitionKinds(keys) {
+		p := PartitionOf(outs, opts, kind)
+		members := make([][]int, len(p.Names))
+		for i, g := range p.Group {
+			if g >= 0 {
+				members[g] = append(members[g], i)
 			}
 		}
-		vals := make([]string, 0, len(groups))
-		for v := range groups {
-			vals = append(vals, v)
-		}
-		sort.Strings(vals)
-		for _, v := range vals {
-			out = append(out, Slice{Name: "meta." + key + "=" + v, Indexes: groups[v]})
+		for g, name := range p.Names {
+			out = append(out, Slice{Name: name, Indexes: members[g]})
 		}
 	}
 	return out
