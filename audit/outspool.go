@@ -124,6 +124,9 @@ func (c *spoolCodec) readOutcome(o *metrics.Outcome, strs interner) {
 	o.VerifierLabel = metrics.Class(c.readInt())
 }
 
+// interner holds one copy of each distinct string.
+type interner map[string]string
+
 // readStrIn reads a string and returns strs' copy of it.
 func (c *spoolCodec) readStrIn(strs interner) string {
 	n := c.readLen(1)

@@ -30,23 +30,11 @@ import (
 type spool struct {
 	*recordFile
 	// prelim is what calibration reads of each spooled claim's outcome
-	// decided at T = 1, in spool order (calRows): made as each claim is
+	// decided at T = 1, in spool order (metrics.ScoreOf: 32 bytes where a
+	// metrics.Outcome is 120, the logits, gold label, decision and the
+	// cross-fitting fold in place of the claim id): made as each claim is
 	// spooled, so the calibrate stage need not read the spool back.
-	prelim calRows
-}
-
-// calRows are what the calibrate stage reads of each claim's outcome
-// (metrics.Score: 32 bytes where a metrics.Outcome is 152, and these live
-// through verification): the logits, gold label and decision, and the
-// cross-fitting fold in place of the claim id.
-type calRows struct {
-	rows []metrics.Score
-}
-
-// add keeps out's fields that calibration reads; folds and seed are the
-// cross-fitting settings the calibrate stage will use.
-func (c *calRows) add(out metrics.Outcome, folds int, seed uint64) {
-	c.rows = append(c.rows, metrics.ScoreOf(out, folds, seed))
+	prelim []metrics.Score
 }
 
 func newSpool(dir string) (*spool, error) {

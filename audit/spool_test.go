@@ -205,7 +205,7 @@ func TestSpoolFileRoundTripAndCorruption(t *testing.T) {
 // small, a too-small (1: CrossFit's default) and a large fold count. (That
 // the Score-based fit equals the outcome-based code it replaced is
 // metrics.TestCalibrateScoresEqualsOutcomes.)
-func TestCalRowsCalibrateAsOutcomes(t *testing.T) {
+func TestCalibrateRowsAsOutcomes(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	outs := make([]metrics.Outcome, 3000)
 	for i := range outs {
@@ -222,14 +222,14 @@ func TestCalRowsCalibrateAsOutcomes(t *testing.T) {
 		outs[i] = o
 	}
 	for _, folds := range []int{0, 1, 3, 5, 200} {
-		var rows calRows
+		var rows []metrics.Score
 		for _, o := range outs {
-			rows.add(o, folds, 42)
+			rows = append(rows, metrics.ScoreOf(o, folds, 42)) // as retrieveAndVerify makes them
 		}
 		opts := metrics.CalibrateOptions{Threshold: 0.01, Folds: folds, Seed: 42}
 		want := metrics.Calibrate(outs, opts)
 		o := Options{ECEThreshold: opts.Threshold, Folds: folds, Seed: 42, Calibrate: CalibrateAuto}
-		got := o.calibrateScores(rows.rows).result
+		got := o.calibrateScores(rows).result
 		// Printed, so that the NaN of an empty bin equals itself.
 		require.True(t, fmt.Sprint(want) == fmt.Sprint(got), "folds %d: the calibration differs", folds)
 		require.Equal(t, want.CrossFit.PerOutcome, got.CrossFit.PerOutcome)

@@ -69,7 +69,7 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 				res.Errors++
 			}
 			if !o.Shard.Sharded() {
-				sp.prelim.add(o.prelimOutcome(s), o.Folds, o.Seed)
+				sp.prelim = append(sp.prelim, metrics.ScoreOf(o.prelimOutcome(s), o.Folds, o.Seed))
 			}
 			done++
 			o.Log.Debug("verified", "claim", r.Item.claim.ID, "passages", len(r.Pair.Passages), "batch_tries", r.Tries,
@@ -131,8 +131,8 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 		o.Log.Info("calibration deferred to audit report over all shards", "shard", o.Shard.String())
 		return calibration{result: metrics.CalibrationResult{Temperature: 1}}, nil
 	}
-	prelim := sp.prelim.rows
-	sp.prelim = calRows{}
+	prelim := sp.prelim
+	sp.prelim = nil
 	if deg, u, n := degenerateUnsupported(prelim); deg {
 		o.branchAt = BranchThresholdDegenerate
 		o.Log.Warn("the verifier is degenerate-unsupported: BRANCH now needs confidence >= 0.9 (the verifier failure-mode rule, docs/rules.md)",
@@ -203,7 +203,6 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		return nil, err
 	}
 	picker := reports.NewErrorPicker(reports.ReportErrors)
-	strs := interner{}
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -219,7 +218,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		// The reports read only the --slice-by part of the metadata, and
 		// never an outcome's id (cross-fitting, which does, ran on the
 		// calibrate stage's outcomes).
-		out.Meta = sliceMeta(out.Meta, o.SliceBy, strs)
+		out.Meta = sliceMeta(out.Meta, o.SliceBy)
 		out.ID = ""
 		if err := outSpool.add(&out); err != nil {
 			return err
@@ -251,31 +250,20 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 }
 
 // sliceMeta is the part of a claim's metadata the reports read: the
-// values of the --slice-by keys (nil without any), interned. The records
-// carry the whole of it; an outcome, which lives until the reports are
-// written, need not.
-func sliceMeta(meta map[string]string, keys []string, strs interner) map[string]string {
+// values of the --slice-by keys (nil without any). The records carry the
+// whole of it; an outcome, which lives until the reports are written,
+// need not (its strings are held once when the outcomes are read back).
+func sliceMeta(meta map[string]string, keys []string) map[string]string {
 	var out map[string]string
 	for _, k := range keys {
 		if v, ok := meta[k]; ok {
 			if out == nil {
 				out = make(map[string]string, len(keys))
 			}
-			out[strs.of(k)] = strs.of(v)
+			out[k] = v
 		}
 	}
 	return out
-}
-
-// interner holds one copy of each distinct string.
-type interner map[string]string
-
-func (m interner) of(s string) string {
-	if v, ok := m[s]; ok {
-		return v
-	}
-	m[s] = s
-	return s
 }
 
 // writeReports computes every report file from the run's outcomes and

@@ -118,7 +118,6 @@ func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
 		group[i] = id
 		start[id]++
 	}
-	ids = nil
 	start = append(start, 0)
 	total := int32(0)
 	for id := range names {
@@ -135,7 +134,6 @@ func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
 			next[id]++
 		}
 	}
-	group, next = nil, nil
 	order := make([]int32, len(names))
 	for i := range order {
 		order[i] = int32(i)

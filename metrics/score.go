@@ -2,7 +2,7 @@ package metrics
 
 // Score is what temperature fitting and calibration read of an outcome:
 // its logits, gold label, decision and cross-fitting fold, 32 bytes where
-// an Outcome is 152. A run's calibrate stage holds one per claim
+// an Outcome is 120. A run's calibrate stage holds one per claim
 // (CrossFitScores, CalibrateScores) instead of a whole outcome.
 type Score struct {
 	Logits [3]float64

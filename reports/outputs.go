@@ -403,7 +403,7 @@ func Compute(in Input) (*Tables, error) {
 	// Each slice is evaluated raw, then with its claims' logits divided by
 	// their temperatures in place (the calibrated stage), then put back:
 	// a calibrated copy of every outcome would cost a run of a million
-	// claims 150 MB. The slices of each partition (by type, source,
+	// claims 114 MiB. The slices of each partition (by type, source,
 	// importance, metadata key) are laid side by side in in.Outcomes for
 	// the purpose (groupInPlace) rather than copied out, and the outcomes
 	// put back in their order after each partition. Rows come out in
