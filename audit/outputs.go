@@ -15,6 +15,7 @@ import (
 	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // The per-output layer: one decision per model output from the decisions
@@ -506,7 +507,7 @@ const ExtractedClaimsFile = "extracted_claims.jsonl"
 // Outputs extraction failed on are remembered: each is a row of
 // outputs.parquet that says why.
 func (o *Options) extractOutputs(ctx context.Context) error {
-	f, err := os.Open(o.OutputsPath)
+	f, err := userfile.Open(ctx, o.OutputsPath)
 	if err != nil {
 		return fmt.Errorf("open outputs: %w", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -16,6 +15,7 @@ import (
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/rules"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // RuleOptions configure the decision-rule layer (package rules) of a run.
@@ -67,7 +67,7 @@ func (o *Options) readDocs(ctx context.Context) (docIndex, error) {
 	if !o.Rules.on(rules.Conflict) && !o.Rules.on(rules.Stale) {
 		return nil, nil
 	}
-	f, err := os.Open(o.CorpusPath)
+	f, err := userfile.Open(ctx, o.CorpusPath)
 	if err != nil {
 		return nil, err
 	}

@@ -6,14 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/claimaudit/claimaudit/label"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/userfile"
 
 	"github.com/claimaudit/claimaudit/jsonl"
 )
@@ -253,7 +254,7 @@ func Load(ctx context.Context, claimsPath, goldPath string) ([]Claim, error) {
 
 // ReadFile validates a "claims" or "gold" file (claims first).
 func (v *Validator) ReadFile(ctx context.Context, role, path string) error {
-	f, err := os.Open(path)
+	f, err := userfile.Open(ctx, path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", role, err)
 	}
@@ -570,7 +571,7 @@ func sortedKeys(m map[string]string) []string {
 // claim in order, with the gold label from gold (nil: none) joined in. It
 // does not hold the claims in memory.
 func Scan(ctx context.Context, path string, gold *GoldIndex, fn func(Claim) error) error {
-	f, err := os.Open(path)
+	f, err := userfile.Open(ctx, path)
 	if err != nil {
 		return fmt.Errorf("open claims: %w", err)
 	}

@@ -315,7 +315,7 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 	// faster). The empty batch after it waits until the merged root is on
 	// disk.
 	if err == nil {
-		err = forceMerge(ctx, idx)
+		err = forceMerge(ctx, idx, asyncErr)
 	}
 	if err == nil {
 		err = waitPersisted(ctx, idx, asyncErr)
@@ -326,7 +326,7 @@ func writeBleve(ctx context.Context, path string, c *Corpus, opts IndexOptions) 
 	return counts, err
 }
 
-func forceMerge(ctx context.Context, idx bleve.Index) error {
+func forceMerge(ctx context.Context, idx bleve.Index, asyncErr <-chan error) error {
 	adv, err := idx.Advanced()
 	if err != nil {
 		return fmt.Errorf("merge index: %w", err)
@@ -335,10 +335,23 @@ func forceMerge(ctx context.Context, idx bleve.Index) error {
 	if !ok {
 		return fmt.Errorf("merge index: unexpected index type %T", adv)
 	}
-	if err := s.ForceMerge(ctx, nil); err != nil {
+	// bleve's merger retries a failed merge (a full disk, no file
+	// descriptors) for ever, and ForceMerge waits for it without looking at
+	// its context: the wait ends on the merger's first error or on ctx, and
+	// the caller's Close stops the merger (ForceMerge then returns).
+	done := make(chan error, 1)
+	go func() { done <- s.ForceMerge(ctx, nil) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("merge index: %w", err)
+		}
+		return ctx.Err()
+	case err := <-asyncErr:
 		return fmt.Errorf("merge index: %w", err)
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return ctx.Err()
 }
 
 // waitPersisted submits an empty batch and waits until it, and so every

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 
 	"github.com/claimaudit/claimaudit/jsonl"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // DefaultErrorLimit is how many defects a load keeps in full; the rest are
@@ -81,7 +81,7 @@ func (v *Validator) ReadFile(ctx context.Context, role, path string) error {
 	default:
 		return fmt.Errorf("unknown input role %q", role)
 	}
-	f, err := os.Open(path)
+	f, err := userfile.Open(ctx, path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", role, err)
 	}
@@ -109,7 +109,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // HashFile returns the hex sha256 and size of a file.
 func HashFile(path string) (string, int64, error) {
-	f, err := os.Open(path)
+	f, err := userfile.Open(context.Background(), path)
 	if err != nil {
 		return "", 0, err
 	}

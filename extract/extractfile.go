@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claimaudit/claimaudit/jsonl"
+	"github.com/claimaudit/claimaudit/userfile"
 
 	"github.com/claimaudit/claimaudit/claims"
 )
@@ -102,7 +103,7 @@ func ReadOutputsAt(ctx context.Context, r io.Reader, file string, fn func(line i
 // that looks complete.
 func ExtractFile(ctx context.Context, inPath, outPath string, opts ExtractOptions) (ExtractStats, error) {
 	var stats ExtractStats
-	in, err := os.Open(inPath)
+	in, err := userfile.Open(ctx, inPath)
 	if err != nil {
 		return stats, fmt.Errorf("open input: %w", err)
 	}
@@ -173,7 +174,10 @@ func ReadInput(ctx context.Context, r io.Reader, file, split string, fn func(Out
 		}
 		return ReadOutputs(ctx, r, file, fn)
 	}
-	b, err := io.ReadAll(r)
+	b, err := io.ReadAll(io.LimitReader(r, userfile.MaxLarge+1))
+	if err == nil && len(b) > userfile.MaxLarge {
+		err = fmt.Errorf("%w (more than %d bytes)", userfile.ErrTooLarge, userfile.MaxLarge)
+	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", file, err)
 	}

@@ -13,6 +13,7 @@ var (
 	ErrSyntax       = errors.New("malformed JSON")
 	ErrEncoding     = errors.New("invalid UTF-8")
 	ErrLineTooLong  = errors.New("line too long")
+	ErrNotText      = errors.New("not a text file")
 	ErrMissingField = errors.New("missing required field")
 	ErrWrongType    = errors.New("wrong type")
 	ErrEmpty        = errors.New("empty value")

@@ -62,6 +62,21 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 			}
 			chunk, err := lr.r.ReadSlice('\n')
 			sawBytes = sawBytes || len(chunk) > 0
+			if lr.line == 0 {
+				// The first line says whether this is text at all: a
+				// control byte JSON never holds (/dev/zero, /dev/urandom, a
+				// binary file) or a first line past the cap stops the
+				// reading, instead of reading an endless stream to its
+				// next newline.
+				if col := controlByte(chunk); col >= 0 {
+					lr.err = Errorf(ErrNotText, "byte 0x%02x at column %d of the first line: not JSON Lines text", chunk[col], len(lr.buf)+col+1)
+					return nil, 1, lr.err
+				}
+				if len(lr.buf)+len(chunk) > lr.maxLine+2 {
+					lr.err = Errorf(ErrNotText, "the first line is longer than %d bytes: not JSON Lines text", lr.maxLine)
+					return nil, 1, lr.err
+				}
+			}
 			if !tooLong {
 				// +2 leaves room for the "\r\n" that is not part of the line.
 				if len(lr.buf)+len(chunk) > lr.maxLine+2 {
@@ -100,4 +115,16 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 		}
 		return b, lr.line, nil
 	}
+}
+
+// controlByte is the index of the first byte of b that JSON text never
+// holds raw (a control character but tab, newline and carriage return),
+// or -1.
+func controlByte(b []byte) int {
+	for i, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return i
+		}
+	}
+	return -1
 }

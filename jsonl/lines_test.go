@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -28,6 +29,10 @@ func readAll(t testing.TB, r io.Reader, max int) ([]numbered, []int) {
 		if errors.Is(err, ErrLineTooLong) {
 			tooLong = append(tooLong, n)
 			continue
+		}
+		if errors.Is(err, ErrNotText) {
+			require.Equal(t, 1, n, "only the first line decides that a stream is not text")
+			return lines, tooLong
 		}
 		require.NoError(t, err)
 		lines = append(lines, numbered{n, string(b)})
@@ -108,3 +113,33 @@ func FuzzLineReader(f *testing.F) {
 		}
 	})
 }
+
+// A stream that is not text stops at its first line: an endless one
+// (/dev/zero, /dev/urandom) is refused, not read to a newline that never
+// comes.
+func TestEachStopsOnAStreamThatIsNotText(t *testing.T) {
+	for name, r := range map[string]io.Reader{
+		"zeros":             io.LimitReader(zeroes{}, 1<<40),
+		"first line at cap": io.MultiReader(strings.NewReader(strings.Repeat("a", 200)), strings.NewReader("\n{}\n")),
+	} {
+		t.Run(name, func(t *testing.T) {
+			var errs ErrorList
+			calls := 0
+			n, err := Each(context.Background(), r, "f.jsonl", 100, &errs, func(Record) { calls++ })
+			if err != nil || n != 1 || calls != 0 || errs.Total != 1 || !errors.Is(errs.Errors[0], ErrNotText) {
+				t.Fatalf("n %d, calls %d, err %v, errors %v", n, calls, err, errs.Errors)
+			}
+		})
+	}
+	// A later overlong line is that line's error only.
+	var errs ErrorList
+	calls := 0
+	Each(context.Background(), strings.NewReader("{}\n"+strings.Repeat("a", 200)+"\n{}\n"), "f.jsonl", 100, &errs, func(Record) { calls++ })
+	if calls != 2 || errs.Total != 1 || !errors.Is(errs.Errors[0], ErrLineTooLong) {
+		t.Fatalf("calls %d, errors %v", calls, errs.Errors)
+	}
+}
+
+type zeroes struct{}
+
+func (zeroes) Read(p []byte) (int, error) { clear(p); return len(p), nil }

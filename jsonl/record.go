@@ -377,6 +377,11 @@ func Each(ctx context.Context, r io.Reader, file string, maxLine int, errs *Erro
 		if errors.Is(err, io.EOF) {
 			return n, nil
 		}
+		if errors.Is(err, ErrNotText) {
+			// Not JSONL at all: one error, and no further reading.
+			errs.Add(file, lineNo, 0, "", err)
+			return n + 1, nil
+		}
 		if errors.Is(err, ErrLineTooLong) {
 			n++
 			errs.Add(file, lineNo, 0, "", err)

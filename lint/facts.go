@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/claimaudit/claimaudit/numeric"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 var factFields = []string{"id", "description", "value", "unit", "year", "date", "text"}
@@ -77,7 +77,7 @@ func ReadFacts(ctx context.Context, r io.Reader, file string) ([]Fact, error) {
 
 // ReadFactsFile is ReadFacts on a file.
 func ReadFactsFile(ctx context.Context, path string) ([]Fact, error) {
-	f, err := os.Open(path)
+	f, err := userfile.Open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open facts: %w", err)
 	}

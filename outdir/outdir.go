@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // Names the tool keeps in an output folder besides the files of a run.
@@ -374,7 +376,7 @@ func ReadMarker(dir string) (*Marker, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w (not a regular file)", dir, ErrDamagedMarker)
 	}
-	b, err := os.ReadFile(path)
+	b, err := userfile.ReadFile(path, userfile.MaxSmall)
 	if err != nil {
 		return nil, err
 	}

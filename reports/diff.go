@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // Run is one side of a comparison: its records and, when found, its
@@ -48,7 +49,7 @@ func LoadRun(path string) (*Run, error) {
 		// manifest.json": say which file and why.
 		return nil, fmt.Errorf("unreadable run manifest: %w", err)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
+	if b, err := userfile.ReadFile(filepath.Join(dir, "summary.json"), userfile.MaxLarge); err == nil {
 		var sm struct {
 			Temperature *float64 `json:"temperature"`
 		}

@@ -3,10 +3,11 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // ManifestVersion numbers manifest.json's layout. 2: typed settings with
@@ -47,7 +48,7 @@ type ShardInfo struct {
 // ReadManifest reads the manifest.json in dir.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, "manifest.json")
-	b, err := os.ReadFile(path)
+	b, err := userfile.ReadFile(path, userfile.MaxLarge)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/userfile"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
@@ -268,7 +270,7 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	f, err := os.Open(path)
+	f, err := userfile.Open(context.Background(), path)
 	if err != nil {
 		return nil, err
 	}

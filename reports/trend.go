@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // TrendRow is one row of trend.parquet: one metric of one slice and stage
@@ -137,7 +138,7 @@ func legacyInstance(dir string) Instance {
 		WrittenAt   string `json:"written_at"`
 	}
 	for _, f := range []string{"summary.json", "manifest.json"} {
-		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
+		if b, err := userfile.ReadFile(filepath.Join(dir, f), userfile.MaxLarge); err == nil {
 			_ = json.Unmarshal(b, &m)
 		}
 	}

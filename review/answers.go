@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // Answer is one reviewer's answer about one claim: a line of an answers
@@ -95,7 +95,7 @@ func (a *Answers) add(file string, line int, col func(string) int, an Answer, no
 // without reviewed_at get now. I/O failures are returned; defects go to
 // a.Errs.
 func (a *Answers) ReadFile(ctx context.Context, path string, now time.Time) error {
-	f, err := os.Open(path)
+	f, err := userfile.Open(ctx, path)
 	if err != nil {
 		return err
 	}

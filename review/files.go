@@ -2,6 +2,7 @@ package review
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/estimate"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // The files of a queue folder.
@@ -121,7 +123,7 @@ func writeCSV(w *bufio.Writer, q *Queue, byID map[string]*reports.Record) error 
 // Read reads a queue folder's design.json and queue.jsonl.
 func Read(dir string) (*Queue, error) {
 	q := &Queue{}
-	b, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	b, err := userfile.ReadFile(filepath.Join(dir, PlanFile), userfile.MaxSmall)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s is not a review queue (no %s): make one with audit review --run DIR --out %s", dir, PlanFile, dir)
@@ -135,7 +137,7 @@ func Read(dir string) (*Queue, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, PlanFile), err)
 	}
 	path := filepath.Join(dir, QueueFile)
-	f, err := os.Open(path)
+	f, err := userfile.Open(context.Background(), path)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // Set is one labelled data set on disk, in the harness formats.
@@ -48,7 +49,7 @@ func SetFromDir(dir string) (Set, error) {
 	if s.Gold = exists("gold.jsonl"); s.Gold == "" {
 		s.Gold = exists("gold_labels.jsonl")
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
+	if b, err := userfile.ReadFile(filepath.Join(dir, "manifest.json"), userfile.MaxSmall); err == nil {
 		var m struct {
 			GeneratorVersion int `json:"generator_version"`
 		}

@@ -9,10 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // Weights are a fitted logistic model over standardised features: either
@@ -136,7 +136,7 @@ func New(weightsPath string, stats adjudicate.CorpusStats) (*Verifier, error) {
 	b := defaultWeights
 	if weightsPath != "" {
 		var err error
-		if b, err = os.ReadFile(weightsPath); err != nil {
+		if b, err = userfile.ReadFile(weightsPath, userfile.MaxLarge); err != nil {
 			return nil, fmt.Errorf("read weights: %w", err)
 		}
 	}

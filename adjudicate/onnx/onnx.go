@@ -46,13 +46,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/claimaudit/claimaudit/label"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/userfile"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/onnx/tokenizer"
@@ -168,7 +170,7 @@ func New(opts Options) (adjudicate.Verifier, error) {
 		return nil, err
 	}
 	cfgPath := filepath.Join(opts.Model, "config.json")
-	cfgBytes, err := os.ReadFile(cfgPath)
+	cfgBytes, err := userfile.ReadFile(cfgPath, userfile.MaxSmall)
 	if err != nil {
 		return nil, fmt.Errorf("onnx verifier: %w", err)
 	}
@@ -199,6 +201,9 @@ func New(opts Options) (adjudicate.Verifier, error) {
 		v.maxLen = n
 	}
 	modelPath := filepath.Join(opts.Model, "model.onnx")
+	if err := userfile.CheckRegular(modelPath); err != nil {
+		return nil, fmt.Errorf("onnx verifier: %w", err)
+	}
 	inNames, outName, err := v.introspect(modelPath, len(cfg.ID2Label))
 	if err != nil {
 		return nil, err
@@ -228,12 +233,10 @@ func New(opts Options) (adjudicate.Verifier, error) {
 	}
 	h := sha256.New()
 	for _, f := range []string{"model.onnx", "tokenizer.json", "config.json"} {
-		b, err := os.ReadFile(filepath.Join(opts.Model, f))
-		if err != nil {
+		if err := userfile.Copy(h, filepath.Join(opts.Model, f)); err != nil {
 			v.session.Destroy()
 			return nil, fmt.Errorf("onnx verifier: %w", err)
 		}
-		h.Write(b)
 	}
 	// The maximum length and label rule change verdicts: they key the cache too.
 	fmt.Fprintf(h, "\x00max=%d rule=%s", v.maxLen, v.labels.rule)

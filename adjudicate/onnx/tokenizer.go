@@ -3,10 +3,10 @@ package onnx
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/claimaudit/claimaudit/adjudicate/onnx/tokenizer"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // Tokenizer encodes (claim, passage) pairs exactly as the onnx verifier
@@ -23,7 +23,7 @@ type Tokenizer struct {
 // LoadTokenizer reads dir/tokenizer.json and dir/config.json.
 func LoadTokenizer(dir string) (*Tokenizer, error) {
 	cfgPath := filepath.Join(dir, "config.json")
-	b, err := os.ReadFile(cfgPath)
+	b, err := userfile.ReadFile(cfgPath, userfile.MaxSmall)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer: %w", err)
 	}

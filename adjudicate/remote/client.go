@@ -26,13 +26,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // Defaults of the client options.
@@ -125,7 +125,7 @@ func New(o Options) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = o.MaxInflight
 	if o.CACert != "" {
-		pem, err := os.ReadFile(o.CACert)
+		pem, err := userfile.ReadFile(o.CACert, userfile.MaxSmall)
 		if err != nil {
 			return nil, fmt.Errorf("--ca-cert: %w", err)
 		}

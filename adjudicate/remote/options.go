@@ -3,6 +3,8 @@ package remote
 import (
 	"fmt"
 	"os"
+
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // SecretFromEnv reads an API key from the environment variable name (via
@@ -31,7 +33,7 @@ func ReadPrompt(path, def, who string) (string, error) {
 	if path == "" {
 		return def, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := userfile.ReadFile(path, userfile.MaxSmall)
 	if err != nil {
 		return "", fmt.Errorf("%s: --prompt: %w", who, err)
 	}

@@ -26,7 +26,6 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -35,6 +34,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/onnx"
 	"github.com/claimaudit/claimaudit/adjudicate/remote"
+	"github.com/claimaudit/claimaudit/userfile"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -115,7 +115,7 @@ func New(ctx context.Context, o Options) (*Verifier, error) {
 		ID2Label map[string]string `json:"id2label"`
 	}
 	cfgPath := filepath.Join(o.Model, "config.json")
-	b, err := os.ReadFile(cfgPath)
+	b, err := userfile.ReadFile(cfgPath, userfile.MaxSmall)
 	if err == nil {
 		err = json.Unmarshal(b, &cfg)
 	}
@@ -142,7 +142,7 @@ func New(ctx context.Context, o Options) (*Verifier, error) {
 	v.infer = model + "/infer"
 	h := sha256.New()
 	for _, f := range []string{"tokenizer.json", "config.json"} {
-		b, err := os.ReadFile(filepath.Join(o.Model, f))
+		b, err := userfile.ReadFile(filepath.Join(o.Model, f), userfile.MaxLarge)
 		if err != nil {
 			return nil, fmt.Errorf("triton verifier: %w", err)
 		}

@@ -20,3 +20,30 @@ func checkFloats(f *pflag.FlagSet, names ...string) error {
 	}
 	return nil
 }
+
+// Bounds of the integer flags that size memory (a channel, a batch, a
+// worker pool): past them a run would end in an out-of-memory crash, not
+// in a result.
+const (
+	maxK         = 1000    // passages per claim
+	maxWorkers   = 1024    // concurrent verifier calls
+	maxBatchSize = 100_000 // claims per verifier call
+)
+
+// intRange is an integer flag and its allowed range.
+type intRange struct {
+	name     string
+	v        int
+	min, max int
+}
+
+// intRanges refuses the first flag outside its range (exit 2), naming it
+// and the range.
+func intRanges(rs ...intRange) error {
+	for _, r := range rs {
+		if r.v < r.min || r.v > r.max {
+			return usageErrorf("--%s %d is outside [%d, %d]", r.name, r.v, r.min, r.max)
+		}
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/claimaudit/claimaudit/audit"
+	"github.com/claimaudit/claimaudit/userfile"
 	"github.com/spf13/pflag"
 )
 
@@ -37,6 +38,9 @@ func requireRegular(f *pflag.FlagSet, names ...string) error {
 func requireClaims(path string) error {
 	if path == "" {
 		return nil
+	}
+	if userfile.CheckRegular(path) != nil {
+		return nil // requireRegular or the reader refuses it, without opening it
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/userfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -143,7 +143,7 @@ func (c *lintCmd) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(c.in)
+	f, err := userfile.Open(cmd.Context(), c.in)
 	if err != nil {
 		return fmt.Errorf("open input: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/claimaudit/claimaudit/numeric"
+	"github.com/claimaudit/claimaudit/userfile"
 	"github.com/spf13/cobra"
 )
 
@@ -38,9 +39,12 @@ func newNumcheckCmd(e *env) *cobra.Command {
 			}
 			var file numeric.PolicySet
 			if policyFile != "" {
-				var err error
-				if file, err = numeric.ReadPolicyFile(policyFile); err != nil {
-					return usageErrorf("%v", err)
+				data, err := userfile.ReadFile(policyFile, userfile.MaxSmall)
+				if err != nil {
+					return usageErrorf("--policy-file: %v", err)
+				}
+				if file, err = numeric.ParsePolicyFile(data); err != nil {
+					return usageErrorf("%s: %v", policyFile, err)
 				}
 			}
 			if tagged.outputs != "" || tagged.table != "" {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // taggedCmd is `audit numcheck --outputs F --claims-table F`: the tagged
@@ -60,7 +60,7 @@ func (c *taggedCmd) run(ctx context.Context, e *env) error {
 // check reads every output and checks its tags; a malformed tag is printed
 // as file:line: output, column: message.
 func (c *taggedCmd) check(ctx context.Context, stderr io.Writer) ([]reports.TaggedOutput, error) {
-	f, err := os.Open(c.outputs)
+	f, err := userfile.Open(ctx, c.outputs)
 	if err != nil {
 		return nil, fmt.Errorf("open outputs: %w", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -108,6 +109,9 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 	// Arguments are more records files: --records shard-*/records.parquet
 	// works as the shell expands it.
 	files = append(files, args...)
+	if err := intRanges(intRange{"source-slices", c.sourceSlices, -1, math.MaxInt32}); err != nil {
+		return err
+	}
 	if len(files) == 0 || c.out == "" {
 		return usageErrorf("%s: --records and --out are required", cmd.CommandPath())
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -25,6 +24,7 @@ import (
 	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/userfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -238,6 +238,10 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if o.K < 1 || o.Workers < 0 || o.BatchSize < 0 || o.AbstainBelow < 0 || o.AbstainBelow > 1 {
 		return usageErrorf("--k must be >= 1, --workers and --batch-size >= 0, --abstain-below in [0, 1]")
 	}
+	if err := intRanges(intRange{"k", o.K, 1, maxK}, intRange{"workers", o.Workers, 0, maxWorkers}, intRange{"batch-size", o.BatchSize, 0, maxBatchSize},
+		intRange{"source-slices", o.SourceSlices, -1, math.MaxInt32}); err != nil {
+		return err
+	}
 	if !slices.Contains(numeric.Policies, o.NumericPolicy) {
 		return usageErrorf("--numeric-policy %q is not one of %s", o.NumericPolicy, strings.Join(numeric.Policies, ", "))
 	}
@@ -397,7 +401,7 @@ func temperatureFrom(dir string) (float64, error) {
 		return 0, err // a folder killed while committing may mix two runs' files
 	}
 	path := filepath.Join(dir, "summary.json")
-	b, err := os.ReadFile(path)
+	b, err := userfile.ReadFile(path, userfile.MaxLarge)
 	if err != nil {
 		return 0, err
 	}

@@ -28,8 +28,8 @@ entities are kept and weighted up.`,
 			if err := requireFlags(cmd, "index"); err != nil {
 				return err
 			}
-			if k < 1 {
-				return usageErrorf("--k must be at least 1, got %d", k)
+			if err := intRanges(intRange{"k", k, 1, maxK}, intRange{"width", width, 1, 1 << 20}); err != nil {
+				return err
 			}
 			ix, err := corpus.OpenIndex(dir)
 			if err != nil {

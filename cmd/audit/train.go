@@ -114,6 +114,9 @@ func (c *trainCmd) sets(cmd *cobra.Command) ([]lexical.Set, error) {
 }
 
 func (c *trainCmd) run(cmd *cobra.Command, _ []string) error {
+	if err := intRanges(intRange{"k", c.p.K, 1, maxK}, intRange{"boost-rounds", c.p.Train.Boost.Rounds, 0, 100_000}, intRange{"boost-depth", c.p.Train.Boost.Depth, 1, 16}); err != nil {
+		return err
+	}
 	sets, err := c.sets(cmd)
 	if err != nil {
 		return err

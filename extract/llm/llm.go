@@ -29,6 +29,7 @@ import (
 	"text/template"
 
 	"github.com/claimaudit/claimaudit/adjudicate/remote"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 //go:embed prompt.tmpl
@@ -247,7 +248,7 @@ func (e *Extractor) cached(key string) ([]string, bool) {
 	if e.o.CacheDir == "" {
 		return nil, false
 	}
-	b, err := os.ReadFile(filepath.Join(e.o.CacheDir, key[:2], key+".json"))
+	b, err := userfile.ReadFile(filepath.Join(e.o.CacheDir, key[:2], key+".json"), userfile.MaxSmall)
 	if err != nil {
 		return nil, false
 	}

@@ -23,11 +23,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // Tokenizer is a loaded tokenizer.json. It is safe for concurrent use.
@@ -54,7 +55,7 @@ var ErrUnsupported = errors.New("unsupported tokenizer component")
 
 // Load reads a tokenizer.json file.
 func Load(path string) (*Tokenizer, error) {
-	b, err := os.ReadFile(path)
+	b, err := userfile.ReadFile(path, userfile.MaxLarge)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer: %w", err)
 	}
