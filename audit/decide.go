@@ -166,6 +166,7 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	}
 	if d.fallback {
 		rec.Error = nil
+		rec.Verifier = o.Rules.FallbackName
 		rec.Rationale = "the verifier's logits were unusable (" + v.Err + "); the fallback verifier decided: " + v.Fallback.Rationale
 		if i := v.Fallback.Passage; i >= 0 && i < len(v.Passages) {
 			rec.EvidenceUsed = &reports.EvidenceUsed{PassageID: v.Passages[i].ID, Rank: int32(i + 1)}

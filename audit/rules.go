@@ -30,6 +30,9 @@ type RuleOptions struct {
 	// NewFallback makes the verifier that decides a claim whose logits
 	// were unusable (the fallback rule); nil disables the re-verification.
 	NewFallback func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error)
+	// FallbackName names that verifier in the records it decided (their
+	// verifier column names the verifier that produced the numbers).
+	FallbackName string
 }
 
 // on says whether a rule is enabled.

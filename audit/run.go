@@ -135,9 +135,12 @@ type Options struct {
 
 // Result summarises a run.
 type Result struct {
-	RunID       string
-	Records     int
-	Errors      int
+	RunID   string
+	Records int
+	Errors  int
+	// Fallbacks counts the claims the fallback verifier decided (their
+	// verifier's answer was invalid; only with the fallback rule named).
+	Fallbacks   int
 	Abstained   int
 	Calibration metrics.CalibrationResult
 	// Temperature is the full-data T when scaling was applied (what claims

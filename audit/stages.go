@@ -210,6 +210,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		d := o.withRules(v, o.withNumeric(v, o.decide(v, cal.temp(i)), fc), fc, docs)
 		if d.fallback {
 			res.Errors-- // decided by the fallback verifier: no longer an error
+			res.Fallbacks++
 		}
 		if d.reason != "" {
 			res.Abstained++
@@ -274,7 +275,7 @@ func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verif
 	defer heapLimit()()
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
 		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, verifierVersion, res),
-		Warnings: goldWarnings(in, o.GoldPath), Instance: o.Instance}
+		Warnings: append(goldWarnings(in, o.GoldPath), fallbackWarnings(res, o.Rules.FallbackName)...), Instance: o.Instance}
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err
@@ -347,6 +348,21 @@ func (o *Options) fallbackVerifier(ix *index) (adjudicate.Verifier, error) {
 		return nil, fmt.Errorf("fallback verifier: %w", err)
 	}
 	return fb, nil
+}
+
+// fallbackWarnings says how many claims the fallback verifier decided: never
+// silent (summary.json's warnings, stderr; rule_fallback_count gates them).
+func fallbackWarnings(res *Result, name string) []string {
+	if res.Fallbacks == 0 {
+		return nil
+	}
+	return []string{FallbackWarning(res.Fallbacks, name)}
+}
+
+// FallbackWarning is the line that says n claims were decided by the
+// fallback verifier.
+func FallbackWarning(n int, name string) string {
+	return fmt.Sprintf("%d claims had an invalid verifier answer and were decided by the fallback verifier (%s): their records say verifier=%s and flag fallback; gate with --fail-on 'rule_fallback_count>0'", n, name, name)
 }
 
 // goldWarnings says what of the gold file the run left out: labels for

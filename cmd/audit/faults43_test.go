@@ -6,14 +6,18 @@
 package main
 
 import (
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/claimaudit/claimaudit/adjudicate/remote/remotetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -154,4 +158,68 @@ func TestFaultIntegerFlagsHaveRanges(t *testing.T) {
 	}
 	expect(t, tool(t, time.Minute, nil, "search", "--index", sharedIndex, "--k", "1000000000", "x"), exitInput, "--k")
 	expect(t, tool(t, time.Minute, nil, "report", "--records", "x.parquet", "--out", t.TempDir(), "--source-slices", "-5"), exitInput, "--source-slices")
+}
+
+// overflowingTEI is a TEI server whose scores overflow (1e300, 1e7,
+// -1e308) for the claims whose text has an odd length.
+func overflowingTEI(t *testing.T) string {
+	bad := [][]float64{{1e300, -1e300, 0}, {1e7, 0, 0}, {0, -1e308, 0}}
+	n := 0
+	srv := httptest.NewServer(remotetest.NewTEI(func(claim, passage string) []float64 {
+		if len(claim)%2 == 1 {
+			n++
+			return bad[n%len(bad)]
+		}
+		return remotetest.TextHashScore(claim, passage)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestFaultInvalidRemoteAnswersAreErrors: a remote answer that is not a
+// valid finite distribution is an error record, never a verdict of another
+// verifier, unless the fallback rule is named; then every fallback verdict
+// is marked, counted in summary.json and on stderr, and gateable.
+func TestFaultInvalidRemoteAnswersAreErrors(t *testing.T) {
+	shared(t)
+	url := overflowingTEI(t)
+	tei := []string{"--verifier", "tei", "--endpoint", url}
+	out := filepath.Join(t.TempDir(), "out")
+	// More than 1% of claims in error fails the run (exit 3); the records
+	// are written.
+	expect(t, runDemo(t, out, tei...), exitInternal, "could not be adjudicated")
+	errs := 0
+	for _, r := range readRecords(t, filepath.Join(out, "records.parquet")) {
+		assert.Equal(t, "tei", r.Verifier)
+		assert.NotContains(t, r.Flags, "fallback")
+		if len(r.Text)%2 == 1 && r.Error == nil && r.LogitSupported != nil {
+			t.Errorf("claim %s: an overflowing answer became a verdict", r.ClaimID)
+		}
+		if r.Error != nil {
+			errs++
+			assert.Contains(t, *r.Error, "invalid logits")
+		}
+	}
+	assert.Positive(t, errs)
+
+	out = filepath.Join(t.TempDir(), "out")
+	r := runDemo(t, out, append(tei, "--rules", "all,fallback")...)
+	expect(t, r, exitOK, "decided by the fallback verifier (lexical)")
+	fallbacks := 0
+	for _, rec := range readRecords(t, filepath.Join(out, "records.parquet")) {
+		if slices.Contains(rec.Flags, "fallback") {
+			fallbacks++
+			assert.Equal(t, "lexical", rec.Verifier, "the verifier that produced the numbers")
+			assert.Nil(t, rec.Error)
+		} else {
+			assert.Equal(t, "tei", rec.Verifier)
+		}
+	}
+	assert.Positive(t, fallbacks)
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "decided by the fallback verifier")
+	assert.Contains(t, r.stderr, fmt.Sprintf("%d claims had an invalid verifier answer", fallbacks))
+	r = runDemo(t, filepath.Join(t.TempDir(), "out"), append(tei, "--rules", "all,fallback", "--fail-on", "rule_fallback_count>0")...)
+	expect(t, r, exitGate, "rule_fallback_count")
 }

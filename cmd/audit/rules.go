@@ -19,7 +19,7 @@ type ruleFlags struct {
 }
 
 func (r *ruleFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&r.rules, "rules", "all", "labelling rules applied after calibration: all, none, or a list of "+strings.Join(rules.Names, ", ")+" (docs/rules.md)")
+	f.StringVar(&r.rules, "rules", "all", "labelling rules applied after calibration: all, none, or a list of "+strings.Join(rules.Names, ", ")+"; fallback (the lexical verifier decides a claim whose verifier answer is invalid, marked) runs only when named: all leaves it out, all,fallback adds it (docs/rules.md)")
 	f.StringVar(&r.effect, "rule-effect", string(rules.EffectOverride), "what a rule that fires does: override (sets the label; decided_by rule:NAME) or flag (records it in flags only)")
 	f.StringVar(&r.noEvidence, "no-evidence", rules.NoEvidenceInsufficient, "a claim nothing was retrieved for: insufficient (the labelling rule) or abstain")
 	f.StringVar(&r.authority, "authority", "", "KEY=VALUE: documents whose meta.KEY is VALUE resolve conflicting sources (besides meta.authority = true)")
@@ -30,8 +30,14 @@ func (r *ruleFlags) add(f *pflag.FlagSet) {
 func (r *ruleFlags) parse() (audit.RuleOptions, error) {
 	var o audit.RuleOptions
 	var err error
-	if o.Enabled, err = rules.Parse(r.rules); err != nil {
+	if o.Enabled, err = rules.Parse(expandAll(r.rules)); err != nil {
 		return o, fmt.Errorf("--rules: %w", err)
+	}
+	if !namesRule(r.rules, rules.Fallback) {
+		// A verifier's invalid answer is an error for its claim, never a
+		// verdict of another verifier, unless the fallback is asked for by
+		// name (docs/reliability.md, "Verifier answers"): "all" leaves it out.
+		delete(o.Enabled, rules.Fallback)
 	}
 	if o.Effect, err = rules.ParseEffect(r.effect); err != nil {
 		return o, fmt.Errorf("--rule-effect: %w", err)
@@ -53,6 +59,7 @@ func (r *ruleFlags) parse() (audit.RuleOptions, error) {
 		return o, fmt.Errorf("--max-evidence-age: %w", err)
 	}
 	o.NewFallback = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) { return lexical.New("", stats) }
+	o.FallbackName = "lexical"
 	return o, nil
 }
 
@@ -70,4 +77,32 @@ func parseAge(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q: want a positive number of days (365d) or a duration", s)
 	}
 	return d, nil
+}
+
+// namesRule says whether a --rules list names rule explicitly.
+func namesRule(list, rule string) bool {
+	for _, n := range strings.Split(list, ",") {
+		if strings.TrimSpace(n) == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// expandAll lets "all" stand beside named rules ("all,fallback": every
+// rule, the fallback included).
+func expandAll(list string) string {
+	toks := strings.Split(list, ",")
+	if len(toks) < 2 {
+		return list
+	}
+	var out []string
+	for _, n := range toks {
+		if strings.TrimSpace(n) == "all" {
+			out = append(out, rules.Names...)
+		} else {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ",")
 }

@@ -374,6 +374,9 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	if cerr := out.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit run", RunID: res.RunID}); cerr != nil {
 		return cerr
 	}
+	if res.Fallbacks > 0 {
+		fmt.Fprintf(r.e.stderr, "audit: warning: %s\n", audit.FallbackWarning(res.Fallbacks, o.Rules.FallbackName))
+	}
 	if o.Resume {
 		fmt.Fprintf(r.e.stderr, "--resume: %s reused from %s\n", plural(res.CacheHits, "cached verdict"), filepath.Join(o.OutDir, ".cache"))
 	}
