@@ -226,6 +226,7 @@ type cachedVerifier struct {
 	inner   adjudicate.Verifier
 	cache   *Cache
 	version string
+	red     adjudicate.Redactor
 	hits    atomic.Int64
 }
 
@@ -238,7 +239,9 @@ func WithCache(v adjudicate.Verifier, c *Cache) adjudicate.Verifier {
 	if vv, ok := v.(adjudicate.Versioner); ok {
 		version = vv.Version()
 	}
-	return &cachedVerifier{inner: v, cache: c, version: version}
+	// Nothing is stored with a secret of the verifier's in it: the cache is
+	// a file inside --out like any other.
+	return &cachedVerifier{inner: v, cache: c, version: version, red: adjudicate.NewRedactor(adjudicate.SecretsOf(v)...)}
 }
 
 func (cv *cachedVerifier) PreferredBatchSize() int {
@@ -331,7 +334,9 @@ func (cv *cachedVerifier) Verify(ctx context.Context, batch []adjudicate.Pair) (
 			if got[j].Err != nil || adjudicate.CheckLogits(got[j].Logits) != nil {
 				continue // never cache a broken answer
 			}
-			raw, err := encodeValue(keys[i], got[j])
+			vd := got[j]
+			vd.Rationale = cv.red.Redact(vd.Rationale)
+			raw, err := encodeValue(keys[i], vd)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/remote"
 )
 
 // FuzzJudgeAnswer feeds arbitrary answer text and one arbitrary
@@ -25,7 +26,7 @@ func FuzzJudgeAnswer(f *testing.F) {
 		if a.label < 0 || a.label > 2 || a.passage < -1 || a.passage > 1 {
 			t.Fatalf("accepted %q as label %d passage %d", content, a.label, a.passage)
 		}
-		tops := []topLogprob{{Token: labelNames[a.label], Logprob: lp}, {Token: "uns", Logprob: -2}}
+		tops := []remote.TopLogprob{{Token: labelNames[a.label], Logprob: lp}, {Token: "uns", Logprob: -2}}
 		if checkLogprobs(lp, tops) != nil {
 			return
 		}
@@ -33,7 +34,7 @@ func FuzzJudgeAnswer(f *testing.F) {
 		if labelAt > 0 && labelAt < len(content) {
 			toks = []string{content[:labelAt], content[labelAt:]}
 		}
-		probs, ok := labelProbabilities(content, labelAt, toks, [][]topLogprob{tops[:1], tops})
+		probs, ok := labelProbabilities(content, labelAt, toks, [][]remote.TopLogprob{tops[:1], tops})
 		if !ok {
 			return
 		}

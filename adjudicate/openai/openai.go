@@ -26,21 +26,17 @@
 package openai
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/claimaudit/claimaudit/label"
 	"math"
-	"os"
 	"regexp"
 	"strings"
-	"text/template"
+
+	"github.com/claimaudit/claimaudit/label"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/remote"
@@ -63,7 +59,7 @@ const (
 )
 
 // DefaultAPIKeyEnv is the variable the API key is read from by default.
-const DefaultAPIKeyEnv = "OPENAI_API_KEY"
+const DefaultAPIKeyEnv = remote.DefaultAPIKeyEnv
 
 // ErrBadAnswer is an answer that is not the asked-for JSON object.
 var ErrBadAnswer = errors.New("judge's answer is not the required JSON")
@@ -105,48 +101,24 @@ func Backend() adjudicate.Backend {
 
 // Verifier is the LLM judge.
 type Verifier struct {
-	c       *remote.Client
+	c       *remote.Chat
 	o       Options
-	tmpl    *template.Template
 	version string
 }
 
 // New checks the options and makes the judge. It sends nothing.
 func New(o Options) (*Verifier, error) {
-	if o.Model == "" {
-		return nil, errors.New("openai verifier: --model NAME is required (the model the server serves)")
-	}
 	if o.MaxTokens <= 0 {
 		return nil, fmt.Errorf("openai verifier: --max-tokens %d must be positive", o.MaxTokens)
 	}
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	if o.APIKeyEnv != "" {
-		key, err := remote.SecretFromEnv(o.Getenv, o.APIKeyEnv, DefaultAPIKeyEnv, "openai verifier")
-		if err != nil {
-			return nil, err
-		}
-		o.Client.Secret = key
-	}
-	text, err := remote.ReadPrompt(o.Prompt, defaultPrompt, "openai verifier")
+	c, err := remote.NewChat(remote.ChatOptions{Client: o.Client, Model: o.Model, APIKeyEnv: o.APIKeyEnv, Prompt: o.Prompt,
+		DefaultPrompt: defaultPrompt, Sample: promptData{Claim: "x", Passages: []promptPassage{{N: 1, Source: "d", Text: "y"}}},
+		Who: "openai verifier", Getenv: o.Getenv})
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := template.New("prompt").Option("missingkey=error").Parse(text)
-	if err != nil {
-		return nil, fmt.Errorf("openai verifier: --prompt %s: %w", o.Prompt, err)
-	}
-	if err := tmpl.Execute(&bytes.Buffer{}, promptData{Claim: "x", Passages: []promptPassage{{N: 1, Source: "d", Text: "y"}}}); err != nil {
-		return nil, fmt.Errorf("openai verifier: --prompt %s: %w", o.Prompt, err)
-	}
-	c, err := remote.New(o.Client)
-	if err != nil {
-		return nil, fmt.Errorf("openai verifier: %w", err)
-	}
-	h := sha256.Sum256([]byte(text))
-	v := &Verifier{c: c, o: o, tmpl: tmpl}
-	v.version = fmt.Sprintf("openai/%s/%s/prompt:%s/max-tokens:%d/logprobs:%t/json:%t", c.Endpoint(), o.Model, hex.EncodeToString(h[:])[:12], o.MaxTokens, o.Logprobs, o.JSONMode)
+	v := &Verifier{c: c, o: o}
+	v.version = fmt.Sprintf("openai/%s/%s/prompt:%s/max-tokens:%d/logprobs:%t/json:%t", c.Endpoint(), o.Model, c.PromptHash[:12], o.MaxTokens, o.Logprobs, o.JSONMode)
 	return v, nil
 }
 
@@ -192,11 +164,7 @@ func (v *Verifier) Prompt(p adjudicate.Pair) (string, error) {
 		}
 		d.Passages = append(d.Passages, promptPassage{N: i + 1, Source: src, Text: text})
 	}
-	var b strings.Builder
-	if err := v.tmpl.Execute(&b, d); err != nil {
-		return "", fmt.Errorf("render prompt: %w", err)
-	}
-	return b.String(), nil
+	return v.c.Render(d)
 }
 
 // Verify asks the judge about each claim, in parallel.
@@ -225,65 +193,25 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 	return out, nil
 }
 
-type message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type chatRequest struct {
-	Model          string            `json:"model"`
-	Messages       []message         `json:"messages"`
-	Temperature    float64           `json:"temperature"`
-	MaxTokens      int               `json:"max_tokens"`
-	Seed           int               `json:"seed"`
-	Logprobs       bool              `json:"logprobs,omitempty"`
-	TopLogprobs    int               `json:"top_logprobs,omitempty"`
-	ResponseFormat map[string]string `json:"response_format,omitempty"`
-}
-
-type topLogprob struct {
-	Token   string  `json:"token"`
-	Logprob float64 `json:"logprob"`
-}
-
-type chatResponse struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Message struct {
-			Content *string `json:"content"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-		Logprobs     *struct {
-			Content []struct {
-				Token       string       `json:"token"`
-				Logprob     float64      `json:"logprob"`
-				TopLogprobs []topLogprob `json:"top_logprobs"`
-			} `json:"content"`
-		} `json:"logprobs"`
-	} `json:"choices"`
-	Usage *adjudicate.Usage `json:"usage"`
-}
-
 func (v *Verifier) judge(ctx context.Context, p adjudicate.Pair) (adjudicate.Verdict, error) {
 	prompt, err := v.Prompt(p)
 	if err != nil {
 		return adjudicate.Verdict{}, err
 	}
-	req := chatRequest{Model: v.o.Model, Messages: []message{{Role: "user", Content: prompt}}, MaxTokens: v.o.MaxTokens}
+	req := remote.ChatRequest{Model: v.o.Model, Messages: []remote.ChatMessage{{Role: "user", Content: prompt}}, MaxTokens: v.o.MaxTokens}
 	if v.o.Logprobs {
 		req.Logprobs, req.TopLogprobs = true, 5
 	}
 	if v.o.JSONMode {
 		req.ResponseFormat = map[string]string{"type": "json_object"}
 	}
-	var resp chatResponse
-	if err := v.c.PostJSON(ctx, "/chat/completions", req, &resp); err != nil {
+	resp, ch, err := v.c.Complete(ctx, req)
+	if errors.Is(err, remote.ErrNoContent) || err == nil && ch.Message.Content == nil {
+		return adjudicate.Verdict{}, fmt.Errorf("%w: %w", ErrBadAnswer, remote.ErrNoContent)
+	}
+	if err != nil {
 		return adjudicate.Verdict{}, err
 	}
-	if len(resp.Choices) == 0 || resp.Choices[0].Message.Content == nil {
-		return adjudicate.Verdict{}, fmt.Errorf("%w: the response has no message content", ErrBadAnswer)
-	}
-	ch := resp.Choices[0]
 	content := *ch.Message.Content
 	if ch.FinishReason == "length" {
 		return adjudicate.Verdict{}, fmt.Errorf("%w: the answer was cut at --max-tokens %d: %q", ErrBadAnswer, v.o.MaxTokens, short(content))
@@ -300,11 +228,11 @@ func (v *Verifier) judge(ctx context.Context, p adjudicate.Pair) (adjudicate.Ver
 	ok := false
 	if ch.Logprobs != nil {
 		toks := make([]string, len(ch.Logprobs.Content))
-		tops := make([][]topLogprob, len(ch.Logprobs.Content))
+		tops := make([][]remote.TopLogprob, len(ch.Logprobs.Content))
 		for i, c := range ch.Logprobs.Content {
 			toks[i], tops[i] = c.Token, c.TopLogprobs
 			if len(tops[i]) == 0 {
-				tops[i] = []topLogprob{{Token: c.Token, Logprob: c.Logprob}}
+				tops[i] = []remote.TopLogprob{{Token: c.Token, Logprob: c.Logprob}}
 			}
 			if err := checkLogprobs(c.Logprob, tops[i]); err != nil {
 				// This claim's numbers cannot be trusted; its batch's other
@@ -332,7 +260,7 @@ func (v *Verifier) judge(ctx context.Context, p adjudicate.Pair) (adjudicate.Ver
 
 // checkLogprobs applies adjudicate.CheckLogprob to a token's log-probability
 // and its alternatives', clamping values that round above 0 in place.
-func checkLogprobs(lp float64, tops []topLogprob) error {
+func checkLogprobs(lp float64, tops []remote.TopLogprob) error {
 	if _, err := adjudicate.CheckLogprob(lp); err != nil {
 		return err
 	}
@@ -359,13 +287,7 @@ var labelKey = regexp.MustCompile(`"label"\s*:\s*"`)
 // parseAnswer reads the judge's JSON object; labelAt is the byte offset in
 // content where the label's value starts.
 func parseAnswer(content string, passages int) (answer, int, error) {
-	s := strings.TrimSpace(content)
-	if f, ok := strings.CutPrefix(s, "```"); ok {
-		f = strings.TrimPrefix(f, "json")
-		if end := strings.LastIndex(f, "```"); end >= 0 {
-			s = strings.TrimSpace(f[:end])
-		}
-	}
+	s := remote.StripFence(content)
 	var raw struct {
 		Label   *string         `json:"label"`
 		Passage json.RawMessage `json:"passage"`
@@ -437,7 +359,7 @@ func duplicateKey(s string) (string, bool) {
 // labelProbabilities reads the label's distribution from the alternatives
 // at the token where its value starts. ok is false when the tokens do not
 // spell the content or no alternative names a label.
-func labelProbabilities(content string, labelAt int, toks []string, tops [][]topLogprob) ([3]float64, bool) {
+func labelProbabilities(content string, labelAt int, toks []string, tops [][]remote.TopLogprob) ([3]float64, bool) {
 	var p [3]float64
 	if labelAt < 0 || strings.Join(toks, "") != content {
 		return p, false
@@ -504,10 +426,4 @@ func rationale(p adjudicate.Pair, a answer, probs [3]float64, source string) str
 	return r
 }
 
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:200]) + "…"
-	}
-	return s
-}
+func short(s string) string { return remote.Short(s) }

@@ -69,13 +69,8 @@ type Options struct {
 // backend shares (one command-line flag sets them for whichever backend is
 // chosen), and returns o for the Factory to read once fs is parsed.
 func Flags(fs *flag.FlagSet) *Options {
-	o := &Options{Backoff: DefaultBackoff, MaxBackoff: DefaultMaxBackoff}
-	fs.StringVar(&o.Endpoint, "endpoint", "", "remote verifiers: the server's base URL (http:// or https://)")
-	fs.DurationVar(&o.Timeout, "request-timeout", DefaultTimeout, "remote verifiers: time limit of one request, body included")
-	fs.IntVar(&o.Retries, "max-retries", DefaultRetries, "remote verifiers: retries of a retryable failure (connection error, timeout, 408, 429, 5xx), with exponential backoff, jitter and Retry-After")
-	fs.Float64Var(&o.MaxRPS, "max-rps", 0, "remote verifiers: most requests started per second (0: no limit)")
-	fs.IntVar(&o.MaxInflight, "max-inflight", DefaultMaxInflight, "remote verifiers: most requests in flight at once, across --workers")
-	fs.StringVar(&o.CACert, "ca-cert", "", "remote verifiers: PEM file of CA certificates to trust beside the system's (private clusters)")
+	o := &Options{}
+	ClientFlags(fs, o, "", "remote verifiers")
 	return o
 }
 
@@ -156,7 +151,20 @@ func (c *Client) Secrets() []string {
 	}
 	if u := c.base.User; u != nil {
 		if pw, ok := u.Password(); ok && pw != "" {
+			// user:password is what a Basic credential encodes.
 			out = append(out, pw, u.String())
+			if raw := u.Username() + ":" + pw; raw != u.String() {
+				out = append(out, raw)
+			}
+		}
+	}
+	// A query's values may be tokens (?api_key=…): all of them but the
+	// shortest, which would redact ordinary words.
+	for _, vs := range c.base.Query() {
+		for _, v := range vs {
+			if len(v) >= 6 {
+				out = append(out, v)
+			}
 		}
 	}
 	return out
@@ -223,7 +231,7 @@ func (c *Client) PostJSON(ctx context.Context, path string, in, out any) error {
 }
 
 func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {
-	target := c.base.String() + path
+	target := c.target(path)
 	shown := redactURL(target)
 	var last error
 	for attempt := 0; ; attempt++ {
@@ -235,7 +243,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 			if out == nil {
 				return nil
 			}
-			if err := json.Unmarshal(raw, out); err != nil {
+			if err := c.decode(raw, out); err != nil {
 				return c.scrub(fmt.Errorf("%s %s: %w: %v (body starts %q)", method, shown, ErrBadResponse, err, snippet(raw)))
 			}
 			return nil
@@ -262,6 +270,60 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 			return err
 		}
 	}
+}
+
+// target is the URL of path under the endpoint: the path joins the base
+// path, and the endpoint's query (a token some gateways take there) stays
+// the query.
+func (c *Client) target(path string) string {
+	u := *c.base
+	u.Path = c.base.Path + path
+	u.RawPath = ""
+	return u.String()
+}
+
+// decode reads a JSON answer into out. With secrets to hide, every string
+// of the answer is redacted after the JSON is decoded (an echo spelt with
+// \u escapes is only the key once decoded) and then, being text a caller
+// may decode again (a judge's JSON answer inside "content"), through the
+// escapes it still holds.
+func (c *Client) decode(raw []byte, out any) error {
+	if c.red.Empty() {
+		return json.Unmarshal(raw, out)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("invalid character after top-level value")
+	}
+	clean, err := json.Marshal(c.redactValue(v))
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(clean, out)
+}
+
+// redactValue redacts every string (keys included) of a decoded JSON value.
+func (c *Client) redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return c.red.Redact(x)
+	case []any:
+		for i := range x {
+			x[i] = c.redactValue(x[i])
+		}
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[c.red.Redact(k)] = c.redactValue(e)
+		}
+		return m
+	}
+	return v
 }
 
 // attemptError is one attempt's failure and whether to try again.
@@ -440,12 +502,27 @@ func snippet(b []byte) string {
 // RedactURL drops user information (user:password@) from a URL.
 func RedactURL(s string) string { return redactURL(s) }
 
-// redactURL drops user information (user:password@) from a URL.
+// redactURL drops user information (user:password@) from a URL, and the
+// values of its query (a token some gateways take there).
 func redactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		return "(unparseable URL)"
 	}
 	u.User = nil
-	return u.String()
+	q := u.RawQuery
+	u.RawQuery = ""
+	out := u.String()
+	if q != "" {
+		var parts []string
+		for _, kv := range strings.Split(q, "&") {
+			k, _, ok := strings.Cut(kv, "=")
+			if ok {
+				k += "=" + adjudicate.Redacted
+			}
+			parts = append(parts, k)
+		}
+		out += "?" + strings.Join(parts, "&")
+	}
+	return out
 }

@@ -6,13 +6,20 @@
 package main
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -222,4 +229,184 @@ func TestFaultInvalidRemoteAnswersAreErrors(t *testing.T) {
 	assert.Contains(t, r.stderr, fmt.Sprintf("%d claims had an invalid verifier answer", fallbacks))
 	r = runDemo(t, filepath.Join(t.TempDir(), "out"), append(tei, "--rules", "all,fallback", "--fail-on", "rule_fallback_count>0")...)
 	expect(t, r, exitGate, "rule_fallback_count")
+}
+
+// uEscape spells s with a JSON \u escape for every character.
+func uEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		fmt.Fprintf(&b, `\u%04x`, c)
+	}
+	return b.String()
+}
+
+// echoServer is an OpenAI-compatible server (judge and extractor alike)
+// that echoes the credentials it is sent in every encoding: the
+// Authorization header (Bearer key, or Basic base64 of user:password), the
+// key \u-escaped in the envelope and escaped twice inside the content's own
+// JSON. The content is a judge's answer or an extractor's facts, by what
+// the prompt asks.
+func echoServer(t *testing.T, key string) string {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		auth := r.Header.Get("Authorization")
+		n++
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.Error(w, "no such path "+r.URL.String()+" "+auth, http.StatusNotFound)
+			return
+		}
+		echo := auth + " " + uEscape(key)
+		var content string
+		if strings.Contains(string(body), "facts") {
+			content = `{"facts": ["The key is ` + strings.ReplaceAll(echo, `\`, `\\`) + `.", "Brivorlo Institute was founded in 1929."]}`
+		} else {
+			content = `{"label": "supported", "passage": null, "reason": "you sent ` + strings.ReplaceAll(echo, `\`, `\\`) + `"}`
+		}
+		enc, _ := json.Marshal(content)
+		if n%2 == 0 {
+			// The envelope spells the content's every character with \u.
+			var raw string
+			if err := json.Unmarshal(enc, &raw); err == nil {
+				enc = []byte(`"` + uEscape(raw) + `"`)
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"model":"m","choices":[{"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`, enc)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// secretForms are the encodings of a secret a file or message must never
+// hold.
+func secretForms(secret string) []string {
+	return []string{secret, uEscape(secret), strings.ReplaceAll(uEscape(secret), `\`, `\\`), url.QueryEscape(secret),
+		base64.StdEncoding.EncodeToString([]byte(secret)), base64.RawStdEncoding.EncodeToString([]byte(secret))}
+}
+
+// noSecretAnywhere asserts that no file under dir ("": none to look at) (records.parquet read
+// through export, every other file byte for byte) and no text holds any
+// form of the secrets.
+func noSecretAnywhere(t *testing.T, dir string, secrets []string, texts ...string) {
+	t.Helper()
+	var forms []string
+	for _, s := range secrets {
+		forms = append(forms, secretForms(s)...)
+	}
+	check := func(where, s string) {
+		for _, f := range forms {
+			assert.NotContains(t, s, f, "a secret in %s", where)
+		}
+	}
+	for i, s := range texts {
+		check(fmt.Sprintf("text %d", i), s)
+	}
+	if dir == "" {
+		return
+	}
+	files := 0
+	require.NoError(t, filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		files++
+		check(p, string(b))
+		if strings.HasSuffix(p, "records.parquet") {
+			r := tool(t, time.Minute, nil, "export", "--records", p, "--format", "jsonl")
+			check(p+" (exported)", r.stdout)
+		}
+		return nil
+	}))
+	assert.Positive(t, files)
+}
+
+// TestFaultSecretsInEveryEncoding: a judge and an extractor that echo the
+// credentials in every encoding get none of them written — not in the
+// records, the verdict cache (--resume), the extractor's cache and output,
+// nor stdout or stderr (cases 7, 8, 9).
+func TestFaultSecretsInEveryEncoding(t *testing.T) {
+	shared(t)
+	const key = "sk-fault43-Q1w2E3r4T5y6"
+	t.Setenv("FAULT43_KEY", key)
+	url := echoServer(t, key)
+	host := strings.TrimPrefix(url, "http://")
+	t.Run("judge --resume", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		r := runDemo(t, out, "--verifier", "openai", "--endpoint", url+"/v1", "--model", "m", "--api-key-env", "FAULT43_KEY", "--resume")
+		expect(t, r, exitOK)
+		noSecretAnywhere(t, out, []string{key}, r.stdout, r.stderr)
+	})
+	t.Run("judge with user:password in the endpoint", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		r := runDemo(t, out, "--verifier", "openai", "--endpoint", "http://alice:PW0rd-fault43@"+host+"/v1", "--model", "m", "--api-key-env", "", "--resume")
+		expect(t, r, exitOK)
+		noSecretAnywhere(t, out, []string{"PW0rd-fault43", "alice:PW0rd-fault43"}, r.stdout, r.stderr)
+	})
+	t.Run("extract --cache", func(t *testing.T) {
+		dir := t.TempDir()
+		r := tool(t, time.Minute, nil, "extract", "--input", demoDir+"outputs.jsonl", "--out", filepath.Join(dir, "claims.jsonl"), "--extractor", "openai",
+			"--endpoint", url+"/v1", "--model", "m", "--api-key-env", "FAULT43_KEY", "--cache", filepath.Join(dir, "cache"))
+		expect(t, r, exitOK)
+		b, err := os.ReadFile(filepath.Join(dir, "claims.jsonl"))
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "[redacted]", "the echo was extracted, redacted")
+		noSecretAnywhere(t, dir, []string{key}, r.stdout, r.stderr)
+	})
+	t.Run("run --outputs with the LLM extractor", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		r := tool(t, 3*time.Minute, nil, "run", "--corpus", demoDir+"corpus.jsonl", "--spans", demoDir+"spans.jsonl", "--outputs", demoDir+"outputs.jsonl",
+			"--out", out, "--index", sharedIndex, "--extractor", "openai", "--extract-endpoint", url+"/v1", "--extract-model", "m", "--extract-api-key-env", "FAULT43_KEY")
+		expect(t, r, exitOK)
+		noSecretAnywhere(t, out, []string{key}, r.stdout, r.stderr)
+	})
+}
+
+// TestFaultKeyGivenAsTheVariableName: the key passed to --api-key-env by
+// mistake is never printed (case 10).
+func TestFaultKeyGivenAsTheVariableName(t *testing.T) {
+	shared(t)
+	const key = "sk-proj-fault43-Zx9Yw8"
+	for _, args := range [][]string{
+		demoArgs(filepath.Join(t.TempDir(), "out"), "--verifier", "openai", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--api-key-env", key),
+		{"extract", "--input", demoDir + "outputs.jsonl", "--out", filepath.Join(t.TempDir(), "c.jsonl"), "--extractor", "openai", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--api-key-env", key},
+	} {
+		r := tool(t, time.Minute, nil, args...)
+		expect(t, r, exitInput, "--api-key-env")
+		noSecretAnywhere(t, "", []string{key, key[:10]}, r.stdout, r.stderr)
+	}
+}
+
+// TestFaultTokenInTheEndpointQuery: an endpoint with ?api_key=… works (the
+// request path goes before the query) and the token is in no message or
+// file (case 11).
+func TestFaultTokenInTheEndpointQuery(t *testing.T) {
+	shared(t)
+	const token = "tok-fault43-7Hq2Lp"
+	var paths []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path+"?"+r.URL.RawQuery)
+		mu.Unlock()
+		if r.URL.Query().Get("api_key") != token {
+			http.Error(w, "bad token in "+r.URL.String(), http.StatusUnauthorized)
+			return
+		}
+		remotetest.NewTEI(remotetest.TextHashScore).ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "out")
+	r := runDemo(t, out, "--verifier", "tei", "--endpoint", srv.URL+"?api_key="+token)
+	expect(t, r, exitOK)
+	mu.Lock()
+	assert.Contains(t, paths, "/info?api_key="+token)
+	mu.Unlock()
+	noSecretAnywhere(t, out, []string{token}, r.stdout, r.stderr)
+	// A refused token: the error names the endpoint without it.
+	r = runDemo(t, filepath.Join(t.TempDir(), "out"), "--verifier", "tei", "--endpoint", srv.URL+"?api_key=wrong-"+token)
+	expect(t, r, exitInput, "401")
+	noSecretAnywhere(t, "", []string{token, "wrong-" + token}, r.stdout, r.stderr)
 }

@@ -455,11 +455,11 @@ func interruptedMessage(cmd *cobra.Command, o audit.Options, argv0 string) strin
 	return fmt.Sprintf("interrupted: %s.\nTo continue (reusing cached verdicts from now on):\n  %s", kept, strings.Join(args, " "))
 }
 
-// withoutUserinfo drops user:password@ from a value that is a URL (an
-// --endpoint): a message printed to a terminal or a log never carries it
+// withoutUserinfo drops user:password@ and the query's values (a token) from
+// a value that is a URL (an --endpoint): a message printed to a terminal or a log never carries it
 // (the rerun supplies credentials as the first run did).
 func withoutUserinfo(v string) string {
-	if u, err := url.Parse(v); err == nil && u.User != nil && u.Host != "" {
+	if u, err := url.Parse(v); err == nil && (u.User != nil || u.RawQuery != "") && u.Host != "" {
 		return remote.RedactURL(v)
 	}
 	return v

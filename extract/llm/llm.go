@@ -14,7 +14,6 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -26,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/template"
 
 	"github.com/claimaudit/claimaudit/adjudicate/remote"
 	"github.com/claimaudit/claimaudit/userfile"
@@ -39,7 +37,7 @@ var defaultPrompt string
 func DefaultPrompt() string { return defaultPrompt }
 
 // DefaultAPIKeyEnv is the variable the API key is read from by default.
-const DefaultAPIKeyEnv = "OPENAI_API_KEY"
+const DefaultAPIKeyEnv = remote.DefaultAPIKeyEnv
 
 // Seed is sent with every request (servers that honour it answer the same
 // prompt the same way).
@@ -66,50 +64,24 @@ type Options struct {
 // Extractor asks an LLM for the atomic facts of outputs. Safe for
 // concurrent use.
 type Extractor struct {
-	c       *remote.Client
-	o       Options
-	tmpl    *template.Template
-	promptH string // hash of the prompt template
+	c *remote.Chat
+	o Options
 }
 
 // New checks the options and makes the extractor. It sends nothing.
 func New(o Options) (*Extractor, error) {
-	if o.Model == "" {
-		return nil, errors.New("llm extractor: --model NAME is required (the model the server serves)")
-	}
 	if o.MaxTokens == 0 {
 		o.MaxTokens = 1024
 	}
 	if o.MaxTokens < 0 {
 		return nil, fmt.Errorf("llm extractor: --max-tokens %d must be positive", o.MaxTokens)
 	}
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	if o.APIKeyEnv != "" {
-		key, err := remote.SecretFromEnv(o.Getenv, o.APIKeyEnv, DefaultAPIKeyEnv, "llm extractor")
-		if err != nil {
-			return nil, err
-		}
-		o.Client.Secret = key
-	}
-	text, err := remote.ReadPrompt(o.Prompt, defaultPrompt, "llm extractor")
+	c, err := remote.NewChat(remote.ChatOptions{Client: o.Client, Model: o.Model, APIKeyEnv: o.APIKeyEnv, Prompt: o.Prompt,
+		DefaultPrompt: defaultPrompt, Sample: promptData{Text: "x", Query: "q"}, Who: "llm extractor", Getenv: o.Getenv})
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := template.New("prompt").Option("missingkey=error").Parse(text)
-	if err == nil {
-		err = tmpl.Execute(&bytes.Buffer{}, promptData{Text: "x", Query: "q"})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("llm extractor: prompt %s: %w", o.Prompt, err)
-	}
-	c, err := remote.New(o.Client)
-	if err != nil {
-		return nil, fmt.Errorf("llm extractor: %w", err)
-	}
-	h := sha256.Sum256([]byte(text))
-	return &Extractor{c: c, o: o, tmpl: tmpl, promptH: hex.EncodeToString(h[:])}, nil
+	return &Extractor{c: c, o: o}, nil
 }
 
 // Close releases idle connections.
@@ -122,35 +94,7 @@ type promptData struct {
 
 // Prompt renders the prompt for one output.
 func (e *Extractor) Prompt(text, query string) (string, error) {
-	var b strings.Builder
-	if err := e.tmpl.Execute(&b, promptData{Text: text, Query: query}); err != nil {
-		return "", fmt.Errorf("render prompt: %w", err)
-	}
-	return b.String(), nil
-}
-
-type message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type chatRequest struct {
-	Model          string            `json:"model"`
-	Messages       []message         `json:"messages"`
-	Temperature    float64           `json:"temperature"`
-	MaxTokens      int               `json:"max_tokens"`
-	Seed           int               `json:"seed"`
-	ResponseFormat map[string]string `json:"response_format"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content *string `json:"content"`
-			Refusal *string `json:"refusal"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
+	return e.c.Render(promptData{Text: text, Query: query})
 }
 
 // Facts asks for the atomic facts of one output (its text and, when known,
@@ -164,16 +108,15 @@ func (e *Extractor) Facts(ctx context.Context, text, query string) ([]string, er
 	if facts, ok := e.cached(key); ok {
 		return facts, nil
 	}
-	req := chatRequest{Model: e.o.Model, Messages: []message{{Role: "user", Content: prompt}}, MaxTokens: e.o.MaxTokens,
+	req := remote.ChatRequest{Model: e.o.Model, Messages: []remote.ChatMessage{{Role: "user", Content: prompt}}, MaxTokens: e.o.MaxTokens,
 		Temperature: 0, Seed: Seed, ResponseFormat: map[string]string{"type": "json_object"}}
-	var resp chatResponse
-	if err := e.c.PostJSON(ctx, "/chat/completions", req, &resp); err != nil {
-		return nil, err
-	}
-	if len(resp.Choices) == 0 {
+	_, ch, err := e.c.Complete(ctx, req)
+	if errors.Is(err, remote.ErrNoContent) {
 		return nil, fmt.Errorf("%w: the response has no choice", ErrMalformed)
 	}
-	ch := resp.Choices[0]
+	if err != nil {
+		return nil, err
+	}
 	if r := ch.Message.Refusal; r != nil && *r != "" {
 		return nil, fmt.Errorf("%w: %q", ErrRefused, short(*r))
 	}
@@ -191,6 +134,11 @@ func (e *Extractor) Facts(ctx context.Context, text, query string) ([]string, er
 	if err != nil {
 		return nil, err
 	}
+	for i := range facts {
+		// The answer's strings were redacted as decoded; a fact is text
+		// decoded once more (from the content's own JSON).
+		facts[i] = e.c.Redact(facts[i])
+	}
 	e.store(key, facts)
 	return facts, nil
 }
@@ -198,13 +146,7 @@ func (e *Extractor) Facts(ctx context.Context, text, query string) ([]string, er
 // ParseFacts reads {"facts": ["…", …]} (a Markdown code fence around it is
 // tolerated); every fact must be a non-empty string.
 func ParseFacts(content string) ([]string, error) {
-	s := strings.TrimSpace(content)
-	if f, ok := strings.CutPrefix(s, "```"); ok {
-		f = strings.TrimPrefix(f, "json")
-		if end := strings.LastIndex(f, "```"); end >= 0 {
-			s = strings.TrimSpace(f[:end])
-		}
-	}
+	s := remote.StripFence(content)
 	var raw struct {
 		Facts *[]json.RawMessage `json:"facts"`
 	}
@@ -234,7 +176,7 @@ func ParseFacts(content string) ([]string, error) {
 // answer. The endpoint and key are not in it, and it holds no secret.
 func (e *Extractor) cacheKey(prompt string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "model=%s\x00template=%s\x00max_tokens=%d\x00seed=%d\x00", e.o.Model, e.promptH, e.o.MaxTokens, Seed)
+	fmt.Fprintf(h, "model=%s\x00template=%s\x00max_tokens=%d\x00seed=%d\x00", e.o.Model, e.c.PromptHash, e.o.MaxTokens, Seed)
 	h.Write([]byte(prompt))
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -288,13 +230,7 @@ func (e *Extractor) store(key string, facts []string) {
 	}
 }
 
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:200]) + "…"
-	}
-	return s
-}
+func short(s string) string { return remote.Short(s) }
 
 // Flags declares the extractor's options on fs, each name prefixed by
 // prefix ("" in audit extract; "extract-" in audit run, beside the openai
@@ -302,14 +238,8 @@ func short(s string) string {
 // request timeout, retries, rate, in-flight bound, CA certificate) and the
 // model, key variable, prompt, answer budget and cache folder.
 func Flags(fs *flag.FlagSet, prefix string) *Options {
-	o := &Options{Client: remote.Options{Backoff: remote.DefaultBackoff, MaxBackoff: remote.DefaultMaxBackoff}}
-	c := &o.Client
-	fs.StringVar(&c.Endpoint, prefix+"endpoint", "", "--extractor openai: the server's base URL ending in /v1 (OpenAI-compatible chat completions)")
-	fs.DurationVar(&c.Timeout, prefix+"request-timeout", remote.DefaultTimeout, "--extractor openai: time limit of one request, body included")
-	fs.IntVar(&c.Retries, prefix+"max-retries", remote.DefaultRetries, "--extractor openai: retries of a retryable failure (connection error, timeout, 408, 429, 5xx)")
-	fs.Float64Var(&c.MaxRPS, prefix+"max-rps", 0, "--extractor openai: most requests started per second (0: no limit)")
-	fs.IntVar(&c.MaxInflight, prefix+"max-inflight", remote.DefaultMaxInflight, "--extractor openai: most requests in flight at once")
-	fs.StringVar(&c.CACert, prefix+"ca-cert", "", "--extractor openai: PEM file of CA certificates to trust beside the system's")
+	o := &Options{}
+	remote.ClientFlags(fs, &o.Client, prefix, "--extractor openai")
 	fs.StringVar(&o.Model, prefix+"model", "", "--extractor openai: the model name the server serves")
 	fs.StringVar(&o.APIKeyEnv, prefix+"api-key-env", DefaultAPIKeyEnv, "--extractor openai: environment variable holding the API key (sent as a bearer token; never logged or written)")
 	fs.StringVar(&o.Prompt, prefix+"prompt", "", "--extractor openai: prompt template file (Go text/template over .Text and .Query; default: the documented built-in)")

@@ -26,7 +26,7 @@ const key = "sk-test-SECRET-4242"
 type fakeServer struct {
 	url   string
 	calls atomic.Int64
-	last  atomic.Value // chatRequest
+	last  atomic.Value // remote.ChatRequest
 }
 
 func newServer(t *testing.T, reply func(w http.ResponseWriter, prompt string)) *fakeServer {
@@ -37,7 +37,7 @@ func newServer(t *testing.T, reply func(w http.ResponseWriter, prompt string)) *
 			http.Error(w, "bad path or key", http.StatusUnauthorized)
 			return
 		}
-		var req chatRequest
+		var req remote.ChatRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -79,7 +79,7 @@ func TestNormalAnswerAndCache(t *testing.T) {
 	facts, err := e.Facts(context.Background(), "The Eiffel Tower is in Paris. It opened in 1889.", "When did the tower open?")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"The Eiffel Tower is in Paris.", "The Eiffel Tower opened in 1889."}, facts)
-	req := srv.last.Load().(chatRequest)
+	req := srv.last.Load().(remote.ChatRequest)
 	assert.Equal(t, 0.0, req.Temperature)
 	assert.Equal(t, Seed, req.Seed)
 	assert.Equal(t, "facts-7b", req.Model)
