@@ -101,7 +101,7 @@ func openBolt(path string) (db *bolt.DB, err error) {
 			db, err = nil, &damageError{fmt.Errorf("bbolt failed: %v", p)}
 		}
 	}()
-	db, err = bolt.Open(path, 0o644, &bolt.Options{Timeout: 2 * time.Second})
+	db, err = bolt.Open(path, outdir.FileMode, &bolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
 		var pe *fs.PathError
 		if errors.Is(err, bolterrors.ErrTimeout) || errors.As(err, &pe) {

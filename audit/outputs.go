@@ -14,6 +14,7 @@ import (
 	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/userfile"
 )
@@ -524,7 +525,7 @@ func (o *Options) extractOutputs(ctx context.Context) error {
 	if o.Outputs == nil {
 		o.Outputs = []OutputMeta{}
 	}
-	if err := os.MkdirAll(o.WriteDir, 0o755); err != nil {
+	if err := os.MkdirAll(o.WriteDir, outdir.DirMode); err != nil {
 		return err
 	}
 	path := filepath.Join(o.WriteDir, ExtractedClaimsFile)

@@ -480,6 +480,9 @@ func (o *Options) warnUnknownEvidence(ctx context.Context, in *inputs, ix *index
 // (outdir.OwnTag) when the tool creates it or the cache file in it; an
 // existing cache file must be a regular file.
 func cacheFolder(dir string) error {
+	if err := outdir.NoLink(dir); err != nil {
+		return fmt.Errorf("verdict cache: %w", err)
+	}
 	db := filepath.Join(dir, "verdicts.db")
 	st, err := os.Lstat(db)
 	switch {
@@ -490,7 +493,7 @@ func cacheFolder(dir string) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, outdir.DirMode); err != nil {
 		return err
 	}
 	return outdir.MarkOwned(dir)

@@ -15,6 +15,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/outdir"
 )
 
 // spool holds the verified claims on disk between verification and the
@@ -73,7 +74,7 @@ type recordFile struct {
 }
 
 func newRecordFile(dir, pattern string) (*recordFile, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, outdir.DirMode); err != nil {
 		return nil, err
 	}
 	f, err := os.CreateTemp(dir, pattern)

@@ -168,7 +168,7 @@ func BuildIndex(ctx context.Context, dir string, c *Corpus, opts IndexOptions) (
 		return nil, err
 	}
 	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := os.MkdirAll(parent, outdir.DirMode); err != nil {
 		return nil, fmt.Errorf("create index parent: %w", err)
 	}
 	// Marked as the tool's (outdir.OwnTag): a killed build's leftover is
@@ -183,9 +183,6 @@ func BuildIndex(ctx context.Context, dir string, c *Corpus, opts IndexOptions) (
 			os.RemoveAll(tmp)
 		}
 	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return nil, fmt.Errorf("create index: %w", err)
-	}
 
 	began := time.Now()
 	counts, err := writeBleve(ctx, filepath.Join(tmp, bleveDir), c, opts)
@@ -509,7 +506,7 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(path, append(b, '\n'), outdir.FileMode); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claimaudit/claimaudit/jsonl"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/userfile"
 
 	"github.com/claimaudit/claimaudit/claims"
@@ -108,7 +109,7 @@ func ExtractFile(ctx context.Context, inPath, outPath string, opts ExtractOption
 		return stats, fmt.Errorf("open input: %w", err)
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(outPath), "."+filepath.Base(outPath)+".tmp-*")
+	tmp, err := outdir.CreateTemp(filepath.Dir(outPath), "."+filepath.Base(outPath)+".tmp-*")
 	if err != nil {
 		return stats, fmt.Errorf("create output: %w", err)
 	}
@@ -131,9 +132,6 @@ func ExtractFile(ctx context.Context, inPath, outPath string, opts ExtractOption
 	}
 	if err == nil {
 		err = w.Flush()
-	}
-	if err == nil {
-		err = tmp.Chmod(0o644)
 	}
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("write claims: %w", cerr)

@@ -13,7 +13,7 @@ import (
 // kernel drops it when the process dies, so a killed command never leaves a
 // folder locked.
 func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openNoFollow(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("lock output folder: %w", err)
 	}

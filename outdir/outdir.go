@@ -102,16 +102,29 @@ type Folder struct {
 // holds it or when it holds files the tool did not write, sweeps what killed
 // commands left, and makes a fresh staging folder.
 func Open(dir string, o Options) (*Folder, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	_, err := os.Stat(dir)
+	madeDir := errors.Is(err, fs.ErrNotExist)
+	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return nil, fmt.Errorf("create output folder: %w", err)
 	}
-	unlock, err := lock(filepath.Join(dir, LockFile))
+	lockPath := filepath.Join(dir, LockFile)
+	_, err = os.Lstat(lockPath)
+	madeLock := errors.Is(err, fs.ErrNotExist)
+	unlock, err := lock(lockPath)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	f := &Folder{dir: dir, opts: o, unlock: unlock}
 	if err := f.open(); err != nil {
+		// A refused folder is left as it was: the lock file (and the
+		// folder) this command made go again.
+		if madeLock {
+			os.Remove(lockPath)
+		}
 		unlock()
+		if madeDir {
+			os.Remove(dir) // only when empty
+		}
 		return nil, err
 	}
 	return f, nil
@@ -231,6 +244,14 @@ func (f *Folder) Commit(ctx context.Context, c Commit) error {
 			kept = append(kept, n)
 		}
 	}
+	// A folder (or anything but a file or a link) where a staged file goes
+	// would stop the commit half-way (rename cannot replace it): refused
+	// before the folder is marked as committing.
+	for _, n := range staged {
+		if st, err := os.Lstat(filepath.Join(f.dir, n)); err == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+			return fmt.Errorf("%s %w: %s is %s where the command writes a file; --force replaces files, never folders: move it away", f.dir, ErrForeign, n, userfile.Kind(st.Mode()))
+		}
+	}
 	// 1. The folder says it is being committed, and lists every file that
 	// may be in it meanwhile (so a crash here leaves nothing unowned).
 	all := map[string]bool{}
@@ -313,14 +334,11 @@ func (f *Folder) writeMarker(m Marker) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(f.dir, MarkerFile+".tmp-")
+	tmp, err := CreateTemp(f.dir, MarkerFile+".tmp-")
 	if err != nil {
 		return fmt.Errorf("write commit marker: %w", err)
 	}
 	_, err = tmp.Write(append(b, '\n'))
-	if err == nil {
-		err = tmp.Chmod(0o644) // readable as the run's other files are
-	}
 	if err == nil {
 		err = tmp.Sync()
 	}

@@ -23,15 +23,22 @@ var ErrNotOurs = errors.New("is not audit's")
 
 // MarkOwned writes the tag into dir (a folder the tool has just created).
 func MarkOwned(dir string) error {
-	if err := os.WriteFile(filepath.Join(dir, OwnTag), []byte("claimaudit\n"), 0o644); err != nil {
+	f, err := openNoFollow(filepath.Join(dir, OwnTag), os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err == nil {
+		_, err = f.Write([]byte("claimaudit\n"))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("mark %s as audit's: %w", dir, err)
 	}
 	return nil
 }
 
-// MkdirTempOwned is os.MkdirTemp followed by MarkOwned.
+// MkdirTempOwned is MkdirTemp followed by MarkOwned.
 func MkdirTempOwned(parent, pattern string) (string, error) {
-	dir, err := os.MkdirTemp(parent, pattern)
+	dir, err := MkdirTemp(parent, pattern)
 	if err != nil {
 		return "", err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/userfile"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -159,7 +160,7 @@ type AtomicFile struct {
 
 // CreateAtomic starts writing path.
 func CreateAtomic(path string) (*AtomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := outdir.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", filepath.Base(path), err)
 	}
@@ -174,10 +175,7 @@ func (a *AtomicFile) Commit() error {
 		return errors.New("atomic file already finished")
 	}
 	a.done = true
-	err := a.f.Chmod(0o644)
-	if err == nil {
-		err = a.f.Sync()
-	}
+	err := a.f.Sync()
 	if cerr := a.f.Close(); err == nil {
 		err = cerr
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/claimaudit/claimaudit/estimate"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/userfile"
 )
@@ -38,7 +39,7 @@ func Write(dir string, q *Queue, records []reports.Record, force bool) error {
 			return fmt.Errorf("%s %w (--force replaces it)", dir, ErrQueueExists)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, outdir.DirMode); err != nil {
 		return err
 	}
 	byID := make(map[string]*reports.Record, len(records))

@@ -410,3 +410,102 @@ func TestFaultTokenInTheEndpointQuery(t *testing.T) {
 	expect(t, r, exitInput, "401")
 	noSecretAnywhere(t, "", []string{token, "wrong-" + token}, r.stdout, r.stderr)
 }
+
+// TestFaultUmaskDecides: output files and folders are created 0666/0777 and
+// the umask decides (case 12).
+func TestFaultUmaskDecides(t *testing.T) {
+	shared(t)
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	out := filepath.Join(t.TempDir(), "out")
+	expect(t, tool(t, 3*time.Minute, nil, demoArgs(out, "--index", filepath.Join(out, "index"), "--resume")...), exitOK)
+	n := 0
+	require.NoError(t, filepath.WalkDir(out, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		st, err := os.Lstat(p)
+		require.NoError(t, err)
+		if p != out {
+			assert.Zero(t, st.Mode().Perm()&0o077, "%s is %v under umask 077", p, st.Mode().Perm())
+			n++
+		}
+		return nil
+	}))
+	assert.Greater(t, n, 10)
+}
+
+// TestFaultLinksInsideOut: links planted inside --out are never written
+// through (case 13).
+func TestFaultLinksInsideOut(t *testing.T) {
+	shared(t)
+	root := t.TempDir()
+	victim := filepath.Join(root, "vic")
+	require.NoError(t, os.Mkdir(victim, 0o755))
+	t.Run("lock file linked outside", func(t *testing.T) {
+		out := filepath.Join(root, "out1")
+		require.NoError(t, os.Mkdir(out, 0o755))
+		require.NoError(t, os.Symlink("../vic/newfile", filepath.Join(out, ".claimaudit-out.lock")))
+		expect(t, runDemo(t, out), exitInput, "symbolic link")
+	})
+	t.Run(".cache linked outside", func(t *testing.T) {
+		out := filepath.Join(root, "out2")
+		require.NoError(t, os.Mkdir(out, 0o755))
+		require.NoError(t, os.Symlink("../vic", filepath.Join(out, ".cache")))
+		expect(t, runDemo(t, out, "--resume", "--force"), exitInput, "symbolic link")
+	})
+	t.Run("verdicts.db linked outside", func(t *testing.T) {
+		out := filepath.Join(root, "out3")
+		expect(t, runDemo(t, out, "--resume"), exitOK)
+		db := filepath.Join(out, ".cache", "verdicts.db")
+		require.NoError(t, os.Remove(db))
+		require.NoError(t, os.Symlink("../../vic/verdicts.db", db))
+		r := runDemo(t, out, "--resume")
+		assert.Equal(t, exitInput, r.code, r.stderr)
+	})
+	t.Run("owned mark linked outside", func(t *testing.T) {
+		out := filepath.Join(root, "out4")
+		expect(t, runDemo(t, out), exitOK)
+		// The next run's cache folder is new: plant its mark as a link first.
+		require.NoError(t, os.Mkdir(filepath.Join(out, ".cache"), 0o755))
+		require.NoError(t, os.Symlink("../../vic/owned", filepath.Join(out, ".cache", ".claimaudit-owned")))
+		r := runDemo(t, out, "--resume", "--force")
+		assert.NotEqual(t, exitOK, r.code, r.stderr)
+	})
+	entries, err := os.ReadDir(victim)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing was written outside --out")
+}
+
+// TestFaultRefusedOutLeavesNothing: a refused --out gets no lock file, and
+// a folder the command created for it goes again (case 14).
+func TestFaultRefusedOutLeavesNothing(t *testing.T) {
+	shared(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("x"), 0o644))
+	expect(t, runDemo(t, dir), exitInput, "did not write")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the user's file")
+	assert.Equal(t, "mine.txt", entries[0].Name())
+	// calibrate and report refuse the same way.
+	expect(t, tool(t, time.Minute, nil, "report", "--records", "x.parquet", "--out", dir), exitInput)
+	entries, _ = os.ReadDir(dir)
+	assert.Len(t, entries, 1)
+}
+
+// TestFaultFolderNamedLikeARunFile: a folder of the user's named like a
+// run's file is refused even with --force, before the folder is marked as
+// committing (case 15).
+func TestFaultFolderNamedLikeARunFile(t *testing.T) {
+	shared(t)
+	for _, name := range []string{"summary.json", "records.parquet"} {
+		out := t.TempDir()
+		require.NoError(t, os.Mkdir(filepath.Join(out, name), 0o755))
+		r := runDemo(t, out, "--force")
+		expect(t, r, exitInput, name, "never folders")
+		_, err := os.Stat(filepath.Join(out, ".claimaudit-out.json"))
+		assert.True(t, os.IsNotExist(err), "no marker: the folder was never committing")
+		noLeftovers(t, out)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate/remote"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/userfile"
 )
 
@@ -210,11 +211,11 @@ func (e *Extractor) store(key string, facts []string) {
 		return
 	}
 	dir := filepath.Join(e.o.CacheDir, key[:2])
-	if os.MkdirAll(dir, 0o755) != nil {
+	if os.MkdirAll(dir, outdir.DirMode) != nil {
 		return
 	}
 	b, _ := json.Marshal(cacheEntry{Key: key, Facts: facts})
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	f, err := outdir.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return
 	}
