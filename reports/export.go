@@ -131,7 +131,7 @@ func csvCell(v reflect.Value) string {
 	}
 	switch v.Kind() {
 	case reflect.String:
-		return neutralizeFormula(v.String())
+		return v.String() // neutralized by CSVWriter
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool())
 	case reflect.Int, reflect.Int32, reflect.Int64:
@@ -152,14 +152,93 @@ func csvCell(v reflect.Value) string {
 }
 
 // neutralizeFormula prefixes a text cell that a spreadsheet would run as a
-// formula (starting with =, +, -, @, a tab or a carriage return) with a
-// single quote, as OWASP's CSV-injection advice says; the JSONL export
-// keeps text as it is.
+// formula (starting with =, +, -, @, a tab, a carriage return or a newline,
+// also after leading spaces) with a single quote, as OWASP's CSV-injection
+// advice says. The JSONL export keeps text as it is.
 func neutralizeFormula(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	if s == "" {
+		return s
+	}
+	if strings.ContainsRune("\t\r\n", rune(s[0])) {
+		return "'" + s
+	}
+	if t := strings.TrimLeft(s, " "); t != "" && strings.ContainsRune("=+-@", rune(t[0])) {
 		return "'" + s
 	}
 	return s
+}
+
+// UnneutralizeFormula undoes neutralizeFormula for a cell read back (a
+// review queue's claim id).
+func UnneutralizeFormula(s string) string {
+	if t, ok := strings.CutPrefix(s, "'"); ok && neutralizeFormula(t) == s {
+		return t
+	}
+	return s
+}
+
+// CSVWriter is the one CSV writer of the files people open in a
+// spreadsheet (audit export --format csv, audit review's queue.csv): every
+// text cell that would run as a formula is neutralized; the columns named
+// numeric hold numbers the caller formatted, written as they are.
+type CSVWriter struct {
+	w       *csv.Writer
+	numeric map[int]bool
+	row     []string
+}
+
+// NewCSVWriter writes CSV to w; numeric are the 0-based columns of numbers.
+func NewCSVWriter(w io.Writer, numeric ...int) *CSVWriter {
+	c := &CSVWriter{w: csv.NewWriter(w), numeric: map[int]bool{}}
+	for _, i := range numeric {
+		c.numeric[i] = true
+	}
+	return c
+}
+
+// Write writes one row, each text cell neutralized.
+func (c *CSVWriter) Write(cells []string) error {
+	c.row = c.row[:0]
+	for i, s := range cells {
+		if !c.numeric[i] {
+			s = neutralizeFormula(s)
+		}
+		c.row = append(c.row, s)
+	}
+	return c.w.Write(c.row)
+}
+
+// WriteHeader writes the header row (names, never neutralized numbers).
+func (c *CSVWriter) WriteHeader(names []string) error {
+	c.row = append(c.row[:0], names...)
+	for i := range c.row {
+		c.row[i] = neutralizeFormula(c.row[i])
+	}
+	return c.w.Write(c.row)
+}
+
+// Flush writes what is buffered and returns the first error.
+func (c *CSVWriter) Flush() error {
+	c.w.Flush()
+	return c.w.Error()
+}
+
+// numericColumns are the columns of T whose cells are numbers or booleans
+// (csvCell formats them): written as they are.
+func numericColumns[T any]() []int {
+	var out []int
+	typ := reflect.TypeFor[T]()
+	for i := range typ.NumField() {
+		k := typ.Field(i).Type
+		if k.Kind() == reflect.Pointer {
+			k = k.Elem()
+		}
+		switch k.Kind() {
+		case reflect.Bool, reflect.Int, reflect.Int32, reflect.Int64, reflect.Float32, reflect.Float64:
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // ExportRecords writes records as CSV (a header of records.parquet's
@@ -187,9 +266,9 @@ func ExportRows[T any](w io.Writer, format string, rows []T) error {
 		}
 		return nil
 	case ExportCSV:
-		cw := csv.NewWriter(w)
 		cols := columnsOf[T]()
-		if err := cw.Write(cols); err != nil {
+		cw := NewCSVWriter(w, numericColumns[T]()...)
+		if err := cw.WriteHeader(cols); err != nil {
 			return err
 		}
 		row := make([]string, len(cols))
@@ -206,8 +285,7 @@ func ExportRows[T any](w io.Writer, format string, rows []T) error {
 				return err
 			}
 		}
-		cw.Flush()
-		return cw.Error()
+		return cw.Flush()
 	}
 	return fmt.Errorf("export format %q is not csv or jsonl", format)
 }

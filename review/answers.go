@@ -12,6 +12,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/userfile"
 )
 
@@ -165,7 +166,7 @@ func (a *Answers) readCSV(f io.Reader, path string, now time.Time) error {
 			}
 			return 0
 		}
-		a.add(path, line, col, Answer{ClaimID: get("claim_id"), Label: get("label"), Reviewer: get("reviewer"),
+		a.add(path, line, col, Answer{ClaimID: reports.UnneutralizeFormula(get("claim_id")), Label: get("label"), Reviewer: get("reviewer"),
 			ReviewedAt: get("reviewed_at"), Note: get("note")}, now)
 	}
 }

@@ -3,7 +3,6 @@ package review
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,8 +94,8 @@ func writeAtomic(path string, fn func(*bufio.Writer) error) error {
 // writeCSV writes the queue for spreadsheets, with empty label, reviewer
 // and note columns to fill in (the file `audit review --import` reads).
 func writeCSV(w *bufio.Writer, q *Queue, byID map[string]*reports.Record) error {
-	c := csv.NewWriter(w)
-	if err := c.Write([]string{"position", "claim_id", "inclusion_probability", "stratum", "claim", "deciding_passage", "label", "reviewer", "note"}); err != nil {
+	c := reports.NewCSVWriter(w, 0, 2) // position, inclusion_probability
+	if err := c.WriteHeader([]string{"position", "claim_id", "inclusion_probability", "stratum", "claim", "deciding_passage", "label", "reviewer", "note"}); err != nil {
 		return err
 	}
 	for _, it := range q.Items {
@@ -117,8 +116,7 @@ func writeCSV(w *bufio.Writer, q *Queue, byID map[string]*reports.Record) error 
 			return err
 		}
 	}
-	c.Flush()
-	return c.Error()
+	return c.Flush()
 }
 
 // Read reads a queue folder's design.json and queue.jsonl.

@@ -57,7 +57,7 @@ func report(stderr io.Writer, err error, maxErrors int) int {
 		printErrorList(stderr, list, maxErrors)
 		return code
 	}
-	fmt.Fprintf(stderr, "audit: %v\n", err)
+	fmt.Fprintf(stderr, "audit: %s\n", termSafe(err.Error()))
 	return code
 }
 
@@ -93,7 +93,7 @@ func printErrorList(w io.Writer, list *jsonl.ErrorList, max int) {
 		if max > 0 && shown >= max {
 			break
 		}
-		fmt.Fprintln(w, e)
+		fmt.Fprintln(w, termSafe(e.Error()))
 		shown++
 	}
 	if list.Total > shown {

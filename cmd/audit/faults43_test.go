@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -508,4 +510,47 @@ func TestFaultFolderNamedLikeARunFile(t *testing.T) {
 		assert.True(t, os.IsNotExist(err), "no marker: the folder was never committing")
 		noLeftovers(t, out)
 	}
+}
+
+// TestFaultSpreadsheetAndTerminalInjection: claim and corpus text that a
+// spreadsheet would run as a formula is neutralized in review's queue.csv
+// as in export's CSV (case 16), and terminal escape sequences from the
+// corpus are printed escaped by search and in messages (case 17).
+func TestFaultSpreadsheetAndTerminalInjection(t *testing.T) {
+	shared(t)
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus.jsonl")
+	claims := filepath.Join(dir, "claims.jsonl")
+	require.NoError(t, os.WriteFile(corpus, []byte(`{"doc_id":"d1","text":"The Harlow bridge opened in 1850. \u001b]0;pwned\u0007\u001b[2J\u001b[H Harlow is a town."}`+"\n"), 0o644))
+	var cl strings.Builder
+	for i, text := range []string{"+SUM(1,1) Harlow bridge opened in 1850.", "\t=1+1 Harlow bridge opened in 1850.", "@cmd Harlow bridge", "-2+3 Harlow", " =HYPERLINK(\"x\") Harlow"} {
+		b, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("c%d", i), "text": text})
+		cl.Write(append(b, '\n'))
+	}
+	require.NoError(t, os.WriteFile(claims, []byte(cl.String()), 0o644))
+	out := filepath.Join(dir, "out")
+	expect(t, tool(t, 3*time.Minute, nil, "run", "--corpus", corpus, "--claims", claims, "--out", out), exitOK)
+	q := filepath.Join(dir, "queue")
+	expect(t, tool(t, time.Minute, nil, "review", "--run", out, "--out", q, "--n", "5"), exitOK)
+	f, err := os.Open(filepath.Join(q, "queue.csv"))
+	require.NoError(t, err)
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	require.NoError(t, err)
+	require.Len(t, rows, 6)
+	for _, row := range rows[1:] {
+		for _, cell := range row {
+			if cell != "" && strings.ContainsRune("=+-@\t\r", rune(strings.TrimLeft(cell, " ")[0])) {
+				if _, err := strconv.ParseFloat(cell, 64); err != nil {
+					t.Errorf("queue.csv cell %q would run as a formula", cell)
+				}
+			}
+		}
+	}
+	r := tool(t, time.Minute, nil, "search", "--index", filepath.Join(out, "index"), "Harlow bridge")
+	expect(t, r, exitOK)
+	for _, s := range []string{"\x1b", "\x07"} {
+		assert.NotContains(t, r.stdout, s, "a control character printed raw")
+	}
+	assert.Contains(t, r.stdout, `\x1b`)
 }

@@ -225,7 +225,7 @@ func (r *lintRun) report(line int, id string, fd lint.Finding, ss []lint.Softeni
 		return r.enc.Encode(lintRecord(r.in, line, id, fd, sev, replacement))
 	}
 	if sev != "" {
-		fmt.Fprintf(r.w, "%s:%d: %s: %s\n", r.in, line, sev, msg)
+		fmt.Fprintf(r.w, "%s:%d: %s: %s\n", termSafe(r.in), line, sev, termSafe(msg))
 	}
 	return nil
 }

@@ -106,7 +106,7 @@ func checkToken(e *env, pol numeric.Policy, claim, token string, asJSON bool) er
 		if !d.Verified {
 			status = "not verified"
 		}
-		fmt.Fprintf(e.stdout, "%s (%s): %s\n", status, d.Policy, d.Reason)
+		fmt.Fprintf(e.stdout, "%s (%s): %s\n", status, d.Policy, termSafe(d.Reason))
 	}
 	if !d.Verified {
 		return &exitError{code: exitGate, err: errors.New("not verified"), quiet: true}

@@ -56,8 +56,8 @@ entities are kept and weighted up.`,
 			t := tablewriter.NewTable(e.stdout, tablewriter.WithHeaderAutoFormat(tw.Off))
 			t.Header("rank", "score", "passage", "doc_id", "range", "text")
 			for _, h := range hits {
-				t.Append(strconv.Itoa(h.Rank), fmt.Sprintf("%.3f", h.Score), h.ID, h.DocID,
-					fmt.Sprintf("[%d,%d)", h.Start, h.End), clipText(h.Text, width))
+				t.Append(strconv.Itoa(h.Rank), fmt.Sprintf("%.3f", h.Score), termSafe(h.ID), termSafe(h.DocID),
+					fmt.Sprintf("[%d,%d)", h.Start, h.End), termSafe(clipText(h.Text, width)))
 			}
 			return t.Render()
 		},
