@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strings"
 
@@ -257,6 +258,51 @@ func (p *ParquetWriter[T]) Close() error {
 // Abort discards the file.
 func (p *ParquetWriter[T]) Abort() { p.file.Abort() }
 
+// ErrWrongTable is a Parquet file that is another table than the one read
+// (metrics.parquet where records.parquet was expected, say).
+var ErrWrongTable = errors.New("is not the table expected")
+
+// sameTable refuses a file whose columns are mostly not T's: another of the
+// run's tables would read as rows of zero values. Files written before a
+// column was added still read (at least half of the file's columns are
+// T's).
+func sameTable[T any](path string, pf *parquet.File) error {
+	want := columnsOf[T]()
+	have := map[string]bool{}
+	for _, c := range want {
+		have[c] = true
+	}
+	var cols []string
+	shared := 0
+	for _, f := range pf.Schema().Fields() {
+		cols = append(cols, f.Name())
+		if have[f.Name()] {
+			shared++
+		}
+	}
+	if len(cols) > 0 && 2*shared >= len(cols) {
+		return nil
+	}
+	show := func(cs []string) string {
+		if len(cs) > 4 {
+			return strings.Join(cs[:4], ", ") + ", …"
+		}
+		return strings.Join(cs, ", ")
+	}
+	return fmt.Errorf("read %s: %w: it has the columns %s, want %s (%s): is it another of the run's files?", path, ErrWrongTable, show(cols), tableName[T](), show(want))
+}
+
+// tableName names the file T's rows are in, for messages.
+func tableName[T any]() string {
+	switch any(*new(T)).(type) {
+	case Record:
+		return "records.parquet"
+	case MetricRow:
+		return "metrics.parquet"
+	}
+	return "rows of " + reflect.TypeFor[T]().Name()
+}
+
 // ReadParquet reads every row of a Parquet file of T. A damaged file is an
 // error naming it, never a panic (the Parquet library panics on some
 // damage) and never an allocation its footer asks for but its size cannot
@@ -280,6 +326,9 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := sameTable[T](path, pf); err != nil {
+		return nil, err
 	}
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()

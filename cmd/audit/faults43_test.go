@@ -554,3 +554,28 @@ func TestFaultSpreadsheetAndTerminalInjection(t *testing.T) {
 	}
 	assert.Contains(t, r.stdout, `\x1b`)
 }
+
+// TestFaultParquetOfAnotherTable: a run's Parquet file replaced by another
+// of its tables is refused by every reader, naming the file (case 18).
+func TestFaultParquetOfAnotherTable(t *testing.T) {
+	shared(t)
+	base := t.TempDir()
+	ref := filepath.Join(base, "ref")
+	expect(t, runDemo(t, ref), exitOK)
+	swapped := func(name, with string) string {
+		dir := filepath.Join(base, "swap-"+name)
+		require.NoError(t, os.CopyFS(dir, os.DirFS(ref)))
+		b, err := os.ReadFile(filepath.Join(ref, with))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+		return dir
+	}
+	recs := swapped("records.parquet", "metrics.parquet")
+	recPath := filepath.Join(recs, "records.parquet")
+	expect(t, tool(t, time.Minute, nil, "export", "--records", recPath, "--format", "csv"), exitInput, recPath, "not the table expected")
+	expect(t, tool(t, time.Minute, nil, "diff", ref, recs), exitInput, recPath, "not the table expected")
+	expect(t, tool(t, time.Minute, nil, "report", "--records", recPath, "--out", filepath.Join(base, "rep")), exitInput, "not the table expected")
+	mets := swapped("metrics.parquet", "records.parquet")
+	r := tool(t, time.Minute, nil, "trend", ref, mets, "--out", filepath.Join(base, "trend"))
+	expect(t, r, exitInput, filepath.Join(mets, "metrics.parquet"), "not the table expected")
+}
