@@ -91,8 +91,8 @@ bench-e2e: build
 
 ## SIGINT/SIGTERM at random points, concurrent runs, hostile inputs; each case
 ## runs the built binary under a timeout
-faults: build
-	AUDIT_BIN=$(BIN)/audit $(GO) test -tags faults -count=1 -timeout 15m -run '^TestFault' ./cmd/audit/
+faults: build ort
+	AUDIT_BIN=$(BIN)/audit ORT_LIB=$(ORT_LIB) $(GO) test -tags faults -count=1 -timeout 15m -run '^TestFault' ./cmd/audit/
 
 ## bench-memory: peak RSS of audit run at 10k, 100k and 1M generated claims
 ## (the 1M run takes several minutes)

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -180,7 +181,20 @@ func ReadInput(ctx context.Context, r io.Reader, file, split string, fn func(Out
 		return fmt.Errorf("read %s: %w", file, err)
 	}
 	if !utf8.Valid(b) {
-		return fmt.Errorf("%s: %w", file, jsonl.ErrEncoding)
+		// An input error with its position, as in every other input.
+		at := 0
+		for at < len(b) {
+			r, n := utf8.DecodeRune(b[at:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			at += n
+		}
+		line := bytes.Count(b[:at], []byte{'\n'}) + 1
+		col := at - bytes.LastIndexByte(b[:at], '\n')
+		var errs jsonl.ErrorList
+		errs.Add(file, line, col, "", jsonl.Errorf(jsonl.ErrEncoding, "invalid UTF-8 (byte 0x%02x)", b[at]))
+		return errs.Err()
 	}
 	text := strings.ReplaceAll(string(b), "\r\n", "\n")
 	if strings.TrimSpace(text) == "" {

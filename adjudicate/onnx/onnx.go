@@ -95,9 +95,12 @@ func initRuntime(lib string) error {
 			return
 		}
 		ort.SetSharedLibraryPath(lib)
-		if err := ort.InitializeEnvironment(); err != nil {
-			envErr = fmt.Errorf("%w: %v", ErrNoRuntime, err)
-		}
+		// ONNX Runtime's telemetry (the 1DS SDK of official builds) writes
+		// mat-debug-<pid>.log and .ses into $TMPDIR when the environment
+		// starts, before it can be turned off: it starts with a private
+		// $TMPDIR that is removed at once, and telemetry off, so a run
+		// leaves nothing behind outside --out.
+		envErr = initWithoutLeftovers()
 	})
 	return envErr
 }
@@ -760,4 +763,30 @@ func (v *Verifier) rationale(p adjudicate.Pair, vd adjudicate.Verdict) string {
 		loc += "/" + ev.SpanID
 	}
 	return fmt.Sprintf("%s [%d,%d): %s (strongest of %d passages)", loc, ev.Start, ev.End, probs, len(p.Passages))
+}
+
+// initWithoutLeftovers initialises the ONNX Runtime environment with
+// $TMPDIR pointing at a fresh folder it then removes, and turns its
+// telemetry off. It runs once, before any verifier exists.
+func initWithoutLeftovers() error {
+	tmp, err := os.MkdirTemp("", "claimaudit-ort-")
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoRuntime, err)
+	}
+	defer os.RemoveAll(tmp)
+	old, had := os.LookupEnv("TMPDIR")
+	os.Setenv("TMPDIR", tmp)
+	err = ort.InitializeEnvironment()
+	if had {
+		os.Setenv("TMPDIR", old)
+	} else {
+		os.Unsetenv("TMPDIR")
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoRuntime, err)
+	}
+	if err := ort.DisableTelemetry(); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoRuntime, err)
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -578,4 +579,59 @@ func TestFaultParquetOfAnotherTable(t *testing.T) {
 	mets := swapped("metrics.parquet", "records.parquet")
 	r := tool(t, time.Minute, nil, "trend", ref, mets, "--out", filepath.Join(base, "trend"))
 	expect(t, r, exitInput, filepath.Join(mets, "metrics.parquet"), "not the table expected")
+}
+
+// TestFaultSmallerOnes: the smaller cases of the fault pass (case 19).
+func TestFaultSmallerOnes(t *testing.T) {
+	shared(t)
+	t.Run("--temperature-from an edited summary.json", func(t *testing.T) {
+		ref := filepath.Join(t.TempDir(), "ref")
+		expect(t, runDemo(t, ref), exitOK)
+		b, err := os.ReadFile(filepath.Join(ref, "summary.json"))
+		require.NoError(t, err)
+		for _, bad := range []string{"1e308", "1e-300", "25"} {
+			edited := regexp.MustCompile(`"full_temperature": *[^,}\s]+`).ReplaceAll(b, []byte(`"full_temperature": `+bad))
+			require.NotEqual(t, string(b), string(edited))
+			require.NoError(t, os.WriteFile(filepath.Join(ref, "summary.json"), edited, 0o644))
+			r := runDemo(t, filepath.Join(t.TempDir(), "out"), "--temperature-from", ref)
+			expect(t, r, exitInput, "summary.json", "full_temperature")
+			assert.NotContains(t, r.stderr, "--calibrate fixed")
+		}
+	})
+	t.Run("plain-text outputs with invalid UTF-8", func(t *testing.T) {
+		f := filepath.Join(t.TempDir(), "answer.txt")
+		require.NoError(t, os.WriteFile(f, []byte("First line.\nSecond \xff line.\n"), 0o644))
+		r := tool(t, time.Minute, nil, "run", "--corpus", demoDir+"corpus.jsonl", "--outputs", f, "--out", filepath.Join(t.TempDir(), "o"), "--index", sharedIndex)
+		expect(t, r, exitInput, f+":2:8:")
+		r = tool(t, time.Minute, nil, "extract", "--input", f, "--out", filepath.Join(t.TempDir(), "c.jsonl"))
+		expect(t, r, exitInput, f+":2:8:")
+	})
+	t.Run("gen --mix NaN", func(t *testing.T) {
+		for _, mix := range []string{"NaN,0,0", "Inf,1,1", "0,0,0"} {
+			dir := filepath.Join(t.TempDir(), "set")
+			expect(t, tool(t, time.Minute, nil, "gen", "--out", dir, "--claims", "20", "--mix", mix), exitInput, "--mix")
+			_, err := os.Stat(dir)
+			assert.True(t, os.IsNotExist(err), "no partial set")
+		}
+	})
+	t.Run("NaN in any float flag", func(t *testing.T) {
+		expect(t, tool(t, time.Minute, nil, "numcheck", "--policy", "tolerance", "--rel-tol", "NaN", "--claim", "5.7", "--token", "5.8"), exitInput, "--rel-tol")
+		expect(t, tool(t, time.Minute, nil, "lint", "--facts", factsFile(t), "--input", demoDir+"outputs.jsonl", "--min-similarity", "NaN"), exitInput, "--min-similarity")
+	})
+	t.Run("onnx leaves nothing in the temporary folder", func(t *testing.T) {
+		lib := os.Getenv("ORT_LIB")
+		if lib == "" {
+			t.Skip("ORT_LIB not set (make faults sets it after make ort)")
+		}
+		tmp := t.TempDir()
+		cmd := exec.Command(os.Getenv("AUDIT_BIN"), demoArgs(filepath.Join(t.TempDir(), "out"), "--verifier", "onnx", "--model", "../../adjudicate/onnx/testdata/tiny", "--log-level", "warn")...)
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "ORT_LIB="+lib)
+		outb, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(outb))
+		entries, err := os.ReadDir(tmp)
+		require.NoError(t, err)
+		for _, e := range entries {
+			t.Errorf("left in the temporary folder: %s", e.Name())
+		}
+	})
 }

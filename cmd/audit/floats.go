@@ -47,3 +47,20 @@ func intRanges(rs ...intRange) error {
 	}
 	return nil
 }
+
+// finiteFloatFlags refuses NaN and ±Inf in every float flag of every
+// command (exit 2 naming the flag), before the command runs: a NaN
+// tolerance would answer "not verified", a NaN share would generate a
+// broken set.
+func finiteFloatFlags(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Value.Type() != "float64" {
+			return
+		}
+		if v, perr := fs.GetFloat64(f.Name); perr == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			err = usageErrorf("--%s must be a finite number, got %v", f.Name, v)
+		}
+	})
+	return err
+}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/claimaudit/claimaudit/label"
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/claimaudit/claimaudit/label"
 
 	"github.com/claimaudit/claimaudit/benchdata"
 	"github.com/spf13/cobra"
@@ -48,10 +50,13 @@ byte-identical files; claims are streamed, so a million of them need little memo
 				}
 				for i, p := range parts {
 					v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-					if err != nil || v < 0 {
+					if err != nil || !(v >= 0) || math.IsInf(v, 0) {
 						return usageErrorf("--mix: %q is not a non-negative number", p)
 					}
 					opts.Mix[i] = v
+				}
+				if opts.Mix[0]+opts.Mix[1]+opts.Mix[2] <= 0 {
+					return usageErrorf("--mix %s: the shares add up to 0", mix)
 				}
 			}
 			m, err := benchdata.Generate(cmd.Context(), dir, opts)

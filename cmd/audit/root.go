@@ -45,6 +45,9 @@ func runWith(ctx context.Context, e *env, args []string) int {
 	ran := false
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		ran = true
+		if err := finiteFloatFlags(cmd.Flags()); err != nil {
+			return err
+		}
 		return e.setup(cmd)
 	}
 	err := root.ExecuteContext(ctx)

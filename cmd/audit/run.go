@@ -423,8 +423,10 @@ func temperatureFrom(dir string) (float64, error) {
 		return 0, fmt.Errorf("%s has no calibration section (written by an older version?)", path)
 	case !c.Fitted || c.FullTemperature == nil:
 		return 0, fmt.Errorf("%s: that run fitted no temperature (%s)", path, c.Reason)
-	case !(*c.FullTemperature > 0) || math.IsInf(*c.FullTemperature, 0):
-		return 0, fmt.Errorf("%s: full_temperature %v is not a positive number", path, *c.FullTemperature)
+	case !(*c.FullTemperature >= metrics.MinTemperature && *c.FullTemperature <= metrics.MaxTemperature):
+		// A fit never leaves [MinTemperature, MaxTemperature]: the file was
+		// edited or damaged, and the message says which file and field.
+		return 0, fmt.Errorf("%s: calibration.full_temperature %v is outside [%v, %v], the range a fit searches: that file was not written by a run's fit", path, *c.FullTemperature, metrics.MinTemperature, metrics.MaxTemperature)
 	}
 	return *s.Calibration.FullTemperature, nil
 }
