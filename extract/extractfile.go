@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -105,6 +107,9 @@ func ReadOutputsAt(ctx context.Context, r io.Reader, file string, fn func(line i
 // that looks complete.
 func ExtractFile(ctx context.Context, inPath, outPath string, opts ExtractOptions) (ExtractStats, error) {
 	var stats ExtractStats
+	if st, err := os.Stat(outPath); err == nil && st.IsDir() {
+		return stats, &fs.PathError{Op: "write claims", Path: outPath, Err: errors.New("is a folder, not a file to write")}
+	}
 	in, err := userfile.Open(ctx, inPath)
 	if err != nil {
 		return stats, fmt.Errorf("open input: %w", err)
@@ -198,7 +203,9 @@ func ReadInput(ctx context.Context, r io.Reader, file, split string, fn func(Out
 	}
 	text := strings.ReplaceAll(string(b), "\r\n", "\n")
 	if strings.TrimSpace(text) == "" {
-		return fmt.Errorf("%s: %w: the file holds no text", file, jsonl.ErrEmpty)
+		var errs jsonl.ErrorList
+		errs.Add(file, 1, 1, "", jsonl.Errorf(jsonl.ErrEmpty, "the file holds no text"))
+		return errs.Err()
 	}
 	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	if split != SplitParagraphs {

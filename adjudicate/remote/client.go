@@ -96,7 +96,10 @@ func New(o Options) (*Client, error) {
 		return nil, fmt.Errorf("--endpoint %q is not an http:// or https:// URL", redactURL(o.Endpoint))
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	if o.Timeout <= 0 {
+	if o.Timeout < 0 {
+		return nil, fmt.Errorf("--request-timeout %s is negative", o.Timeout)
+	}
+	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
 	if o.Retries < 0 {
@@ -507,12 +510,25 @@ func RedactURL(s string) string { return redactURL(s) }
 func redactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
-		return "(unparseable URL)"
+		// Shown as typed, less anything up to an "@" (user information)
+		// and the query.
+		if i := strings.LastIndex(s, "@"); i >= 0 {
+			s = "…@" + s[i+1:]
+		}
+		if i := strings.IndexByte(s, '?'); i >= 0 {
+			s = s[:i] + "?…"
+		}
+		return s
 	}
 	u.User = nil
 	q := u.RawQuery
 	u.RawQuery = ""
 	out := u.String()
+	if i := strings.LastIndex(out, "@"); i >= 0 {
+		// Not an http URL ("user:pw@host" reads as scheme "user"): what
+		// stands before an "@" may still be a password.
+		out = "…@" + out[i+1:]
+	}
 	if q != "" {
 		var parts []string
 		for _, kv := range strings.Split(q, "&") {

@@ -72,6 +72,9 @@ func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if c.opts.Min < 1 {
+		return usageErrorf("--min-calibration must be at least 1, got %d", c.opts.Min)
+	}
 	if c.opts.K < 2 || c.opts.K > metrics.MaxFolds {
 		return usageErrorf("--folds must be from 2 to %d, got %d", metrics.MaxFolds, c.opts.K)
 	}

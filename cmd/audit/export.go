@@ -87,6 +87,11 @@ func exportSource(records string, args []string, table string, tableSet bool) (s
 
 // writeExport runs write into --out (atomically) or stdout.
 func writeExport(e *env, out string, write func(io.Writer) error) error {
+	if out != "" {
+		if err := writeTarget(out); err != nil {
+			return err
+		}
+	}
 	inputErr := func(err error) error {
 		var re *reports.ErrReadExport
 		if errors.As(err, &re) {

@@ -79,6 +79,9 @@ func newExtractCmd(e *env) *cobra.Command {
 			if err := requireRegular(cmd.Flags(), "input"); err != nil {
 				return err
 			}
+			if err := writeTarget(out, in); err != nil {
+				return err
+			}
 			src, closeSrc, err := extractorOf(cmd.Flags(), gofs, extractor, lo, "")
 			if err != nil {
 				return err

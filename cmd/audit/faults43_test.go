@@ -635,3 +635,56 @@ func TestFaultSmallerOnes(t *testing.T) {
 		}
 	})
 }
+
+// TestFaultOwnPass: what the follow-up fault pass (about 180 cases, given
+// only the docs) found, each a case.
+func TestFaultOwnPass(t *testing.T) {
+	shared(t)
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref")
+	expect(t, runDemo(t, ref), exitOK)
+	t.Run("integer flags of other commands have ranges", func(t *testing.T) {
+		expect(t, tool(t, time.Minute, nil, "gen", "--out", filepath.Join(dir, "g1"), "--claims", "1000000000000"), exitInput, "--claims")
+		expect(t, tool(t, time.Minute, nil, "gen", "--out", filepath.Join(dir, "g2"), "--claims", "10", "--rule-cases", "-1"), exitInput, "--rule-cases")
+		expect(t, tool(t, time.Minute, nil, "calibrate", "--records", filepath.Join(ref, "records.parquet"), "--out", filepath.Join(dir, "c"), "--min-calibration", "-1"), exitInput, "--min-calibration")
+		expect(t, tool(t, time.Minute, nil, "train", "--corpus", demoDir+"corpus.jsonl", "--claims", demoDir+"claims.jsonl", "--gold", demoDir+"gold.jsonl", "--out", filepath.Join(dir, "w.json"), "--l2", "-1"), exitInput, "--l2")
+		expect(t, tool(t, time.Minute, nil, "train", "--corpus", demoDir+"corpus.jsonl", "--claims", demoDir+"claims.jsonl", "--gold", demoDir+"gold.jsonl", "--out", filepath.Join(dir, "w.json"), "--boost-depth", "100", "--boost-rounds", "1"), exitInput, "--boost-depth")
+		expect(t, runDemo(t, filepath.Join(dir, "rt"), "--verifier", "tei", "--endpoint", "http://127.0.0.1:9", "--request-timeout", "-1s"), exitInput, "--request-timeout")
+	})
+	t.Run("empty claims from a device", func(t *testing.T) {
+		expect(t, tool(t, time.Minute, nil, "validate", "--claims", "/dev/null"), exitInput, "no claims")
+	})
+	t.Run("an empty plain-text output is an input error", func(t *testing.T) {
+		f := filepath.Join(dir, "empty.md")
+		require.NoError(t, os.WriteFile(f, nil, 0o644))
+		expect(t, tool(t, time.Minute, nil, "run", "--corpus", demoDir+"corpus.jsonl", "--outputs", f, "--out", filepath.Join(dir, "oe"), "--index", sharedIndex), exitInput, f+":1:1:")
+	})
+	t.Run("--out a folder where a file is written", func(t *testing.T) {
+		folder := filepath.Join(dir, "afolder")
+		require.NoError(t, os.Mkdir(folder, 0o755))
+		expect(t, tool(t, time.Minute, nil, "extract", "--input", demoDir+"outputs.jsonl", "--out", folder), exitInput, "is a folder")
+		expect(t, tool(t, time.Minute, nil, "export", "--records", filepath.Join(ref, "records.parquet"), "--format", "csv", "--out", folder), exitInput, "is a folder")
+	})
+	t.Run("--out the input", func(t *testing.T) {
+		in := filepath.Join(dir, "outputs.jsonl")
+		b, err := os.ReadFile(demoDir + "outputs.jsonl")
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(in, b, 0o644))
+		expect(t, tool(t, time.Minute, nil, "extract", "--input", in, "--out", in), exitInput, "is the input")
+		expect(t, tool(t, time.Minute, nil, "lint", "--facts", factsFile(t), "--input", in, "--soften", "moderate", "--out", in), exitInput, "is the input")
+		after, err := os.ReadFile(in)
+		require.NoError(t, err)
+		assert.Equal(t, b, after, "the input is untouched")
+	})
+	t.Run("gen and review never write into a run's folder", func(t *testing.T) {
+		expect(t, tool(t, time.Minute, nil, "gen", "--out", ref, "--claims", "10"), exitInput, "another audit command")
+		expect(t, tool(t, time.Minute, nil, "review", "--run", ref, "--out", ref, "--n", "5"), exitInput, "another audit command")
+		oneRun(t, ref)
+		expect(t, tool(t, time.Minute, nil, "calibrate", "--records", filepath.Join(ref, "records.parquet"), "--out", ref), exitOK)
+	})
+	t.Run("an endpoint that is not a URL is shown as typed, without user information", func(t *testing.T) {
+		r := runDemo(t, filepath.Join(dir, "ep"), "--verifier", "tei", "--endpoint", "alice:s3cret-pw@127.0.0.1:9")
+		expect(t, r, exitInput, "127.0.0.1:9")
+		assert.NotContains(t, r.stderr, "s3cret-pw")
+	})
+}

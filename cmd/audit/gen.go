@@ -37,8 +37,11 @@ byte-identical files; claims are streamed, so a million of them need little memo
 			if err := requireFlags(cmd, "out"); err != nil {
 				return err
 			}
-			if opts.Claims < 1 {
-				return usageErrorf("--claims must be at least 1")
+			if err := notAnOutputFolder(dir); err != nil {
+				return err
+			}
+			if err := intRanges(intRange{"claims", opts.Claims, 1, 10_000_000}, intRange{"docs", opts.Docs, 0, 10_000_000}, intRange{"rule-cases", opts.RuleCases, 0, 10_000_000}); err != nil {
+				return err
 			}
 			if opts.Docs < 0 {
 				return usageErrorf("--docs must not be negative")

@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/claimaudit/claimaudit/audit"
-	"github.com/claimaudit/claimaudit/userfile"
+	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/spf13/pflag"
 )
 
@@ -39,8 +40,8 @@ func requireClaims(path string) error {
 	if path == "" {
 		return nil
 	}
-	if userfile.CheckRegular(path) != nil {
-		return nil // requireRegular or the reader refuses it, without opening it
+	if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+		return nil // a FIFO: refused by requireRegular or the reader, never opened (it would block)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -76,4 +77,36 @@ func kindOf(m os.FileMode) string {
 		return "a device"
 	}
 	return "not a plain file"
+}
+
+// writeTarget refuses an --out file that is a folder or one of the
+// command's inputs (it would be overwritten before it is read whole):
+// exit 2, before any work.
+func writeTarget(out string, inputs ...string) error {
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil // a new file
+	}
+	if st.IsDir() {
+		return usageErrorf("--out %s is a folder: give the file to write", out)
+	}
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+			return usageErrorf("--out %s is the input %s: write the result to another file", out, in)
+		}
+	}
+	return nil
+}
+
+// notAnOutputFolder refuses a folder that another audit command owns (a
+// run, report or calibrate folder: it holds the commit marker or the lock)
+// as the --out of a command that writes its own files (gen, review): they
+// would turn up as foreign files in that folder.
+func notAnOutputFolder(dir string) error {
+	for _, f := range []string{outdir.MarkerFile, outdir.LockFile} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return usageErrorf("--out %s is the output folder of another audit command (it holds %s): choose another folder", dir, f)
+		}
+	}
+	return nil
 }

@@ -114,6 +114,9 @@ func (c *lintCmd) check(cmd *cobra.Command) error {
 		if c.out == "" {
 			return usageErrorf("--soften needs --out, the file to write the softened outputs to")
 		}
+		if err := writeTarget(c.out, c.in, c.factsPath); err != nil {
+			return err
+		}
 	} else if c.out != "" {
 		return usageErrorf("--out is for --soften")
 	}

@@ -84,6 +84,9 @@ func (c *reviewCmd) run(cmd *cobra.Command, _ []string) error {
 	if c.runDir == "" || c.out == "" {
 		return usageErrorf("review: --run and --out are required (or --import with --queue)")
 	}
+	if err := notAnOutputFolder(c.out); err != nil {
+		return err
+	}
 	kind, err := estimate.ParseKind(c.strategy)
 	if err != nil {
 		return usageErrorf("--strategy: %v", err)

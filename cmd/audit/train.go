@@ -117,6 +117,9 @@ func (c *trainCmd) run(cmd *cobra.Command, _ []string) error {
 	if err := intRanges(intRange{"k", c.p.K, 1, maxK}, intRange{"boost-rounds", c.p.Train.Boost.Rounds, 0, 100_000}, intRange{"boost-depth", c.p.Train.Boost.Depth, 1, 16}); err != nil {
 		return err
 	}
+	if c.p.Train.L2 < 0 || c.p.Train.Boost.LearningRate <= 0 {
+		return usageErrorf("--l2 must not be negative and --boost-rate must be positive")
+	}
 	sets, err := c.sets(cmd)
 	if err != nil {
 		return err
