@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/claimaudit/claimaudit/outdir"
 )
 
 // Options control Generate.
@@ -202,8 +204,18 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 	for i := range opts.Mix {
 		opts.Mix[i] /= sum
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, outdir.DirMode); err != nil {
 		return nil, err
+	}
+	// A killed gen leaves its temporary files: the next one into the
+	// folder removes them (only regular files of this naming).
+	for _, name := range []string{CorpusFile, SpansFile, ClaimsFile, GoldFile, OutputsFile, ManifestFile} {
+		old, _ := filepath.Glob(filepath.Join(dir, "."+name+".tmp-*"))
+		for _, p := range old {
+			if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+				os.Remove(p)
+			}
+		}
 	}
 	files := map[string]*bufio.Writer{}
 	var temps []*os.File
@@ -214,7 +226,7 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 		}
 	}()
 	for _, name := range []string{CorpusFile, SpansFile, ClaimsFile, GoldFile, OutputsFile} {
-		f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+		f, err := outdir.CreateTemp(dir, "."+name+".tmp-*")
 		if err != nil {
 			return nil, err
 		}
@@ -307,9 +319,6 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 		if err := files[name].Flush(); err != nil {
 			return nil, err
 		}
-		if err := temps[i].Chmod(0o644); err != nil {
-			return nil, err
-		}
 		if err := temps[i].Close(); err != nil {
 			return nil, err
 		}
@@ -322,7 +331,7 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 	if err != nil {
 		return nil, err
 	}
-	return m, os.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'), 0o644)
+	return m, os.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'), outdir.FileMode)
 }
 
 func (w *world) writeDocs(rng *rand.Rand, write func(string, any) error, m *Manifest) error {

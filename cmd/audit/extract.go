@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"sort"
 
 	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/extract/llm"
+	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -165,7 +165,8 @@ func extractErrors(e *env, stats extract.ExtractStats, out string) error {
 		return nil
 	}
 	path := out + ".errors.jsonl"
-	f, err := os.Create(path)
+	// Written aside and renamed into place: never through a link at path.
+	f, err := reports.CreateAtomic(path)
 	if err != nil {
 		return err
 	}
@@ -173,12 +174,12 @@ func extractErrors(e *env, stats extract.ExtractStats, out string) error {
 	enc.SetEscapeHTML(false)
 	for _, x := range stats.Errors {
 		if err := enc.Encode(x); err != nil {
-			f.Close()
+			f.Abort()
 			return err
 		}
-		fmt.Fprintf(e.stderr, "output %s (line %d): %s\n", x.ID, x.Line, x.Error)
+		fmt.Fprintf(e.stderr, "output %s (line %d): %s\n", termSafe(x.ID), x.Line, termSafe(x.Error))
 	}
-	if err := f.Close(); err != nil {
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	return &exitError{code: exitInternal, err: fmt.Errorf("claims of %d of %d outputs could not be extracted (listed in %s); the others' are in %s",

@@ -682,6 +682,25 @@ func TestFaultOwnPass(t *testing.T) {
 		oneRun(t, ref)
 		expect(t, tool(t, time.Minute, nil, "calibrate", "--records", filepath.Join(ref, "records.parquet"), "--out", ref), exitOK)
 	})
+	t.Run("gen sweeps a killed gen's temporary files and honours the umask", func(t *testing.T) {
+		out := filepath.Join(dir, "gen")
+		require.NoError(t, os.Mkdir(out, 0o755))
+		left := filepath.Join(out, ".claims.jsonl.tmp-123")
+		require.NoError(t, os.WriteFile(left, []byte("partial"), 0o600))
+		old := syscall.Umask(0o077)
+		r := tool(t, time.Minute, nil, "gen", "--out", out, "--claims", "20")
+		syscall.Umask(old)
+		expect(t, r, exitOK)
+		_, err := os.Stat(left)
+		assert.True(t, os.IsNotExist(err), "the killed gen's file is swept")
+		entries, err := os.ReadDir(out)
+		require.NoError(t, err)
+		for _, e := range entries {
+			info, err := e.Info()
+			require.NoError(t, err)
+			assert.Zero(t, info.Mode().Perm()&0o077, "%s under umask 077", e.Name())
+		}
+	})
 	t.Run("an endpoint that is not a URL is shown as typed, without user information", func(t *testing.T) {
 		r := runDemo(t, filepath.Join(dir, "ep"), "--verifier", "tei", "--endpoint", "alice:s3cret-pw@127.0.0.1:9")
 		expect(t, r, exitInput, "127.0.0.1:9")
