@@ -233,7 +233,13 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 		temps = append(temps, f)
 		files[name] = bufio.NewWriterSize(f, 1<<20)
 	}
+	written := 0
 	write := func(name string, v any) error {
+		// Every stage writes through here: a signal is answered within a
+		// thousand lines, also while the documents are written.
+		if written++; written%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
@@ -706,4 +707,38 @@ func TestFaultOwnPass(t *testing.T) {
 		expect(t, r, exitInput, "127.0.0.1:9")
 		assert.NotContains(t, r.stderr, "s3cret-pw")
 	})
+}
+
+// TestFaultInterruptGen: gen answers SIGINT while it writes (it checked
+// the signal only between claims, not while the documents were written:
+// 7 s after the signal on 300k claims), and leaves no partial set.
+func TestFaultInterruptGen(t *testing.T) {
+	shared(t)
+	out := filepath.Join(t.TempDir(), "set")
+	c := exec.Command(os.Getenv("AUDIT_BIN"), "gen", "--out", out, "--claims", "300000")
+	var errb bytes.Buffer
+	c.Stderr = &errb
+	require.NoError(t, c.Start())
+	for { // until it writes
+		if m, _ := filepath.Glob(filepath.Join(out, ".corpus.jsonl.tmp-*")); len(m) > 0 {
+			break
+		}
+		<-time.After(10 * time.Millisecond)
+	}
+	c.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		c.Process.Kill()
+		t.Fatal("hang: gen did not stop within 5 s of SIGINT")
+	}
+	noPanic(t, errb.String())
+	if code := c.ProcessState.ExitCode(); code != exitOK {
+		assert.Equal(t, exitInterrupted, code, errb.String())
+		entries, err := os.ReadDir(out)
+		require.NoError(t, err)
+		assert.Empty(t, entries, "an interrupted gen leaves nothing")
+	}
 }
