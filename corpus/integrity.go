@@ -14,6 +14,7 @@ import (
 	"sort"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/claimaudit/claimaudit/userfile"
 )
 
 // ErrDamaged is an index whose files do not match the digests its manifest
@@ -129,8 +130,16 @@ func readRegular(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file: %w", path, ErrDamaged)
 	}
-	return os.ReadFile(path)
+	b, err := userfile.ReadFile(path, maxIndexOwnFile)
+	if errors.Is(err, userfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %w", err, ErrDamaged)
+	}
+	return b, err
 }
+
+// maxIndexOwnFile bounds an index's manifest read whole (a damaged one
+// may be any size; a real one is a few kilobytes).
+const maxIndexOwnFile = 64 << 20
 
 // openBleve opens a bleve index read-only; a panic or memory fault inside
 // bleve (a damaged segment the digests did not catch) is an error.
