@@ -128,3 +128,42 @@ func controlByte(b []byte) int {
 	}
 	return -1
 }
+
+// TextGuard wraps the reader of a line-oriented text input another parser
+// reads (CSV): it fails with ErrNotText when the first line holds a control
+// byte no text holds (/dev/zero, a binary file), and with ErrLineTooLong
+// when a line passes maxLine bytes, so an endless or sparse stream is
+// refused instead of held in memory whole.
+func TextGuard(r io.Reader, maxLine int) io.Reader {
+	return &textGuard{r: r, max: maxLine, first: true}
+}
+
+type textGuard struct {
+	r     io.Reader
+	max   int
+	line  int // bytes of the current line so far
+	first bool
+	err   error
+}
+
+func (g *textGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			g.line, g.first = 0, false
+			continue
+		}
+		if g.first && c < 0x20 && c != '\t' && c != '\r' {
+			g.err = Errorf(ErrNotText, "byte 0x%02x at column %d of the first line: not a text file", c, g.line+1)
+			return i, g.err
+		}
+		if g.line++; g.line > g.max {
+			g.err = Errorf(ErrLineTooLong, "a line longer than %d bytes", g.max)
+			return i, g.err
+		}
+	}
+	return n, err
+}

@@ -120,8 +120,13 @@ func (a *Answers) ReadFile(ctx context.Context, path string, now time.Time) erro
 	return err
 }
 
+// maxCSVLine bounds one line of a CSV answers file.
+const maxCSVLine = 16 << 20
+
 func (a *Answers) readCSV(f io.Reader, path string, now time.Time) error {
-	c := csv.NewReader(f)
+	// A CSV answer line is short; an endless or binary stream is refused
+	// at its first line or its first overlong one, not read whole.
+	c := csv.NewReader(jsonl.TextGuard(f, maxCSVLine))
 	c.FieldsPerRecord = -1
 	header, err := c.Read()
 	if err != nil {
@@ -146,6 +151,11 @@ func (a *Answers) readCSV(f io.Reader, path string, now time.Time) error {
 			return nil
 		}
 		line, _ := c.FieldPos(0)
+		var pe *csv.ParseError
+		if err != nil && !errors.As(err, &pe) {
+			a.Errs.Add(path, line, 0, "", err) // a read failure or a guard's: no further reading
+			return nil
+		}
 		if err != nil {
 			a.Errs.Add(path, line, 0, "", err)
 			continue

@@ -702,6 +702,19 @@ func TestFaultOwnPass(t *testing.T) {
 			assert.Zero(t, info.Mode().Perm()&0o077, "%s under umask 077", e.Name())
 		}
 	})
+	t.Run("review --import of an endless or sparse CSV", func(t *testing.T) {
+		q := filepath.Join(dir, "queue")
+		expect(t, tool(t, time.Minute, nil, "review", "--run", ref, "--out", q, "--n", "5"), exitOK)
+		sparse := filepath.Join(dir, "answers.csv")
+		f, err := os.Create(sparse)
+		require.NoError(t, err)
+		require.NoError(t, f.Truncate(3<<30)) // 3 GB of zeros, no disk used
+		f.Close()
+		expect(t, tool(t, 20*time.Second, nil, "review", "--queue", q, "--import", sparse), exitInput, "not a text file")
+		long := filepath.Join(dir, "long.csv")
+		require.NoError(t, os.WriteFile(long, []byte("claim_id,label,reviewer\n"+strings.Repeat("a", 20<<20)+"\n"), 0o644))
+		expect(t, tool(t, 20*time.Second, nil, "review", "--queue", q, "--import", long), exitInput, "longer than")
+	})
 	t.Run("an endpoint that is not a URL is shown as typed, without user information", func(t *testing.T) {
 		r := runDemo(t, filepath.Join(dir, "ep"), "--verifier", "tei", "--endpoint", "alice:s3cret-pw@127.0.0.1:9")
 		expect(t, r, exitInput, "127.0.0.1:9")
