@@ -26,6 +26,7 @@ type LineReader struct {
 	line    int
 	maxLine int
 	err     error
+	text    bool // a non-blank line was read
 }
 
 // NewLineReader wraps r. maxLine <= 0 means DefaultMaxLineBytes.
@@ -62,20 +63,18 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 			}
 			chunk, err := lr.r.ReadSlice('\n')
 			sawBytes = sawBytes || len(chunk) > 0
-			if lr.line == 0 {
-				// The first line says whether this is text at all: a
-				// control byte JSON never holds (/dev/zero, /dev/urandom, a
-				// binary file) or a first line past the cap stops the
-				// reading, instead of reading an endless stream to its
-				// next newline.
-				if col := controlByte(chunk); col >= 0 {
-					lr.err = Errorf(ErrNotText, "byte 0x%02x at column %d of the first line: not JSON Lines text", chunk[col], len(lr.buf)+col+1)
-					return nil, 1, lr.err
-				}
-				if len(lr.buf)+len(chunk) > lr.maxLine+2 {
-					lr.err = Errorf(ErrNotText, "the first line is longer than %d bytes: not JSON Lines text", lr.maxLine)
-					return nil, 1, lr.err
-				}
+			// A control byte JSON never holds raw (/dev/zero,
+			// /dev/urandom, a binary file), on any line, or a first
+			// line past the cap, says the stream is not text: the
+			// reading stops there, instead of reading an endless
+			// stream line after line or to a newline that never comes.
+			if col := controlByte(chunk); col >= 0 {
+				lr.err = Errorf(ErrNotText, "byte 0x%02x at column %d: not JSON Lines text", chunk[col], len(lr.buf)+col+1)
+				return nil, lr.line + 1, lr.err
+			}
+			if !lr.text && len(lr.buf)+len(chunk) > lr.maxLine+2 {
+				lr.err = Errorf(ErrNotText, "the first line is longer than %d bytes: not JSON Lines text", lr.maxLine)
+				return nil, lr.line + 1, lr.err
 			}
 			if !tooLong {
 				// +2 leaves room for the "\r\n" that is not part of the line.
@@ -113,6 +112,7 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
+		lr.text = true
 		return b, lr.line, nil
 	}
 }
@@ -130,20 +130,19 @@ func controlByte(b []byte) int {
 }
 
 // TextGuard wraps the reader of a line-oriented text input another parser
-// reads (CSV): it fails with ErrNotText when the first line holds a control
-// byte no text holds (/dev/zero, a binary file), and with ErrLineTooLong
+// reads (CSV): it fails with ErrNotText when a line holds a control byte
+// no text holds (/dev/zero, a binary file), and with ErrLineTooLong
 // when a line passes maxLine bytes, so an endless or sparse stream is
 // refused instead of held in memory whole.
 func TextGuard(r io.Reader, maxLine int) io.Reader {
-	return &textGuard{r: r, max: maxLine, first: true}
+	return &textGuard{r: r, max: maxLine}
 }
 
 type textGuard struct {
-	r     io.Reader
-	max   int
-	line  int // bytes of the current line so far
-	first bool
-	err   error
+	r    io.Reader
+	max  int
+	line int // bytes of the current line so far
+	err  error
 }
 
 func (g *textGuard) Read(p []byte) (int, error) {
@@ -153,11 +152,11 @@ func (g *textGuard) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	for i, c := range p[:n] {
 		if c == '\n' {
-			g.line, g.first = 0, false
+			g.line = 0
 			continue
 		}
-		if g.first && c < 0x20 && c != '\t' && c != '\r' {
-			g.err = Errorf(ErrNotText, "byte 0x%02x at column %d of the first line: not a text file", c, g.line+1)
+		if c < 0x20 && c != '\t' && c != '\r' {
+			g.err = Errorf(ErrNotText, "byte 0x%02x at column %d: not a text file", c, g.line+1)
 			return i, g.err
 		}
 		if g.line++; g.line > g.max {
