@@ -181,7 +181,12 @@ var table = map[string]rule{
 }
 
 // Apply runs the enabled rules on one claim.
-func Apply(in Input, o Options) Result {
+func Apply(in Input, o Options) Result { return apply(in, o, true) }
+
+// apply is Apply; memo says whether the rules share what they read of the
+// claim and its passages (always, but in the test that holds the memo to
+// reading on each use).
+func apply(in Input, o Options, memo bool) Result {
 	if o.MaxAge == 0 {
 		o.MaxAge = DefaultMaxAge
 	}
@@ -189,7 +194,10 @@ func Apply(in Input, o Options) Result {
 		o.ConflictMin = DefaultConflictMin
 	}
 	r := Result{Label: in.Label}
-	in.claim = &claimText{}
+	in.claim = nil
+	if memo {
+		in.claim = &claimText{}
+	}
 	for _, name := range Names {
 		if !o.Enabled[name] {
 			continue
