@@ -12,7 +12,7 @@ import "github.com/claimaudit/claimaudit/label"
 // authorities' label. As in Apply, the first rule whose label differs from
 // the label so far decides (under EffectOverride). The fallback rule is
 // not replayed: its claims keep the fallback verifier's decision.
-func Replay(flags []string, so label.Label, authority label.Label, effect Effect) Result {
+func Replay(flags []string, so label.Label, authority label.Label, effect Effect, numericFlagOnly bool) Result {
 	has := map[string]bool{}
 	for _, f := range flags {
 		has[f] = true
@@ -36,6 +36,12 @@ func Replay(flags []string, so label.Label, authority label.Label, effect Effect
 			l = authority
 		}
 		propose(Conflict, l)
+	}
+	if !numericFlagOnly && has[FlagNumericMismatch] {
+		propose(Numeric, label.Unsupported)
+	}
+	if !numericFlagOnly && has[FlagNumericBound] {
+		propose(Numeric, label.Insufficient)
 	}
 	if so == label.Supported && has[FlagQualifierMissing] {
 		propose(Qualifier, label.Insufficient)

@@ -25,6 +25,7 @@ const (
 	Fallback       = "fallback"
 	NoEvidence     = "no_evidence"
 	Conflict       = "conflict"
+	Numeric        = "numeric"
 	Qualifier      = "qualifier"
 	Underspecified = "underspecified"
 	Hedge          = "hedge"
@@ -32,7 +33,7 @@ const (
 )
 
 // Names lists every rule in the order they are tried.
-var Names = []string{Fallback, NoEvidence, Conflict, Qualifier, Underspecified, Hedge, Stale}
+var Names = []string{Fallback, NoEvidence, Conflict, Numeric, Qualifier, Underspecified, Hedge, Stale}
 
 // Flags a rule adds to a claim's record.
 const (
@@ -40,6 +41,8 @@ const (
 	FlagNoEvidence       = "no_evidence"
 	FlagConflict         = "conflict"
 	FlagAuthority        = "authority"
+	FlagNumericMismatch  = "numeric_mismatch"
+	FlagNumericBound     = "numeric_bound"
 	FlagQualifierMissing = "qualifier_missing"
 	FlagQualifierDiffers = "qualifier_differs"
 	FlagPolarity         = "polarity"
@@ -74,8 +77,13 @@ type Options struct {
 	// ConflictMin is the probability at or above which a passage counts as
 	// supporting (or contradicting) in the conflict rule; default 0.6.
 	ConflictMin float64
-	// NumericPolicy is the numeric match policy (lint.MatchOptions).
+	// NumericPolicy is the numeric match policy (lint.MatchOptions): the
+	// run's --numeric-policy.
 	NumericPolicy string
+	// NumericEffect is the run's --numeric-effect: the numeric rule sets
+	// the label under rule (or "") and override, only flags under flag, and
+	// is off under none.
+	NumericEffect lint.NumericEffect
 }
 
 // DefaultMaxAge is --max-evidence-age's default.
@@ -176,7 +184,7 @@ type finding struct {
 type rule func(in Input, o Options) (finding, bool)
 
 var table = map[string]rule{
-	Fallback: fallback, NoEvidence: noEvidence, Conflict: conflict, Qualifier: qualifier,
+	Fallback: fallback, NoEvidence: noEvidence, Conflict: conflict, Numeric: numericRule, Qualifier: qualifier,
 	Underspecified: underspecified, Hedge: hedge, Stale: stale,
 }
 
