@@ -318,6 +318,11 @@ func (o *Options) defaults() {
 	if o.Instance.ID == "" {
 		o.Instance = reports.NewInstance(time.Now())
 	}
+	if o.Rules.Today.IsZero() {
+		// An undated claim's evidence is aged against the run's date.
+		t := time.UnixMilli(o.Instance.Millis()).UTC()
+		o.Rules.Today = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	}
 }
 
 // inputs are the validated claims file (and gold) with their hashes.

@@ -7,7 +7,8 @@ import "github.com/claimaudit/claimaudit/label"
 // at the temperature fitted over all the shards): each flag stands for the
 // rule that fired, with the label that rule gives — hedged,
 // underspecified, no_evidence: insufficient; qualifier_missing:
-// insufficient and polarity: unsupported, when the label so far is
+// insufficient when the label so far is supported or unsupported;
+// qualifier_differs: insufficient and polarity: unsupported, when it is
 // supported; conflict: insufficient, or with the authority flag the
 // authorities' label. As in Apply, the first rule whose label differs from
 // the label so far decides (under EffectOverride). The fallback rule is
@@ -43,7 +44,10 @@ func Replay(flags []string, so label.Label, authority label.Label, effect Effect
 	if !numericFlagOnly && has[FlagNumericBound] {
 		propose(Numeric, label.Insufficient)
 	}
-	if so == label.Supported && has[FlagQualifierMissing] {
+	if (so == label.Supported || so == label.Unsupported) && has[FlagQualifierMissing] {
+		propose(Qualifier, label.Insufficient)
+	}
+	if so == label.Supported && has[FlagQualifierDiffers] {
 		propose(Qualifier, label.Insufficient)
 	}
 	if so == label.Supported && has[FlagPolarity] {

@@ -49,6 +49,9 @@ const (
 	FlagUnderspecified   = "underspecified"
 	FlagHedged           = "hedged"
 	FlagStale            = "stale"
+	// FlagEvidenceAge prefixes the flag that says how old stale evidence
+	// is: evidence_age=34y, evidence_age=400d.
+	FlagEvidenceAge = "evidence_age="
 )
 
 // Effect is how a rule bears on the label.
@@ -74,6 +77,9 @@ type Options struct {
 	Effect     Effect
 	NoEvidence string        // NoEvidenceInsufficient (default) or NoEvidenceAbstain
 	MaxAge     time.Duration // stale: evidence older than the claim's date by more; default 365 days
+	// Today is the date an undated claim's evidence is aged against (the
+	// run's date); zero: undated claims are never stale.
+	Today time.Time
 	// ConflictMin is the probability at or above which a passage counts as
 	// supporting (or contradicting) in the conflict rule; default 0.6.
 	ConflictMin float64
