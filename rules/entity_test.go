@@ -13,11 +13,11 @@ import (
 // the claim names something else.
 func TestNames(t *testing.T) {
 	for text, want := range map[string][]string{
-		"Linarlin Medical Centre has 1,630 beds.":                                        {"linarlin medical centre"},
+		"Linarlin Medical Centre has 1,630 beds.":                                       {"linarlin medical centre"},
 		"In 2023, nitrate levels in Kalo Lake averaged 14.4 mg/L.":                      {"kalo lake"},
 		"The census of 2022 counted 310,000 residents in Ithneith Falls.":               {"ithneith falls"},
 		"Tesbrihal Institute of Technology enrolled 16,600 students in 2023.":           {"tesbrihal institute of technology"},
-		"International students made up 35% of enrolment at Vesu College in 2022.":     {"vesu college"},
+		"International students made up 35% of enrolment at Vesu College in 2022.":      {"vesu college"},
 		"Mimivor had 127,000 residents in 2023.":                                        {"mimivor"},
 		"In March 2022, Kira Tesbrizen became mayor of Quavor Harbour.":                 {"kira tesbrizen", "quavor harbour"},
 		"Several studies have shown the association of non-coding RNAs with apoptosis.": {"rnas"},
