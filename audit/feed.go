@@ -135,7 +135,7 @@ func (o *Options) retriever(ix *index) (r Retriever, warn func()) {
 		n     int
 		first []string
 	}
-	r = Retriever{Index: ix.Index, K: o.K, UnknownCite: func(claimID, citeID string) {
+	r = Retriever{Index: ix.Index, K: o.K, Glossary: o.glossary, UnknownCite: func(claimID, citeID string) {
 		unknown.Lock()
 		defer unknown.Unlock()
 		unknown.n++

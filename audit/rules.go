@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
@@ -131,6 +132,9 @@ func (o *Options) withRules(v verified, d decision, fc *factCache, docs docIndex
 	}
 	in := rulesInput(v.Claim, v.Passages, v.Verdict.Passage, d, perPassage, docs, fc)
 	in.Check = d.claim
+	if _, terms, ok := o.glossary.Restate(v.Claim.Text); ok {
+		in.Definitions = terms // as the retriever restated it
+	}
 	if d.reason == ReasonError && v.Fallback != nil {
 		in.Fallback = label.Of(int(metrics.Argmax(metrics.Softmax(v.Fallback.Logits, 1))))
 		in.Deciding = v.Fallback.Passage
@@ -222,6 +226,9 @@ func (r RuleOptions) describe(s *reports.RunSettings) {
 	}
 	if r.MaxAge > 0 {
 		s.MaxEvidenceAge = r.MaxAge.String()
+	}
+	if r.Enabled[rules.Stale] && !r.Today.IsZero() {
+		s.AsOf = r.Today.Format(time.DateOnly)
 	}
 }
 

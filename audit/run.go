@@ -36,6 +36,10 @@ const (
 
 // Options configure Run.
 type Options struct {
+	// glossary is the corpus's definitions (corpus.ReadGlossary), read by
+	// Run before retrieval.
+	glossary *corpus.Glossary
+
 	CorpusPath, SpansPath, ClaimsPath, GoldPath string
 	OutDir                                      string
 	// red redacts the verifier's secrets from every string the run writes
@@ -215,6 +219,11 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	version := versionOf(v, o.VerifierName)
 	res.RunID = runID(in, ix, *o, version)
 	res.IgnoredGold = in.ignoredGold
+	// The corpus's definitions: a claim that restates a defined term
+	// through its definition is retrieved and verified with the term.
+	if o.glossary, err = corpus.ReadGlossary(ctx, o.CorpusPath, o.SpansPath); err != nil {
+		return nil, fmt.Errorf("read the corpus's definitions: %w", err)
+	}
 	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err

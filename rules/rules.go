@@ -30,10 +30,11 @@ const (
 	Underspecified = "underspecified"
 	Hedge          = "hedge"
 	Stale          = "stale"
+	Definition     = "definition"
 )
 
 // Names lists every rule in the order they are tried.
-var Names = []string{Fallback, NoEvidence, Conflict, Numeric, Qualifier, Underspecified, Hedge, Stale}
+var Names = []string{Fallback, NoEvidence, Conflict, Numeric, Qualifier, Underspecified, Hedge, Stale, Definition}
 
 // Flags a rule adds to a claim's record.
 const (
@@ -49,6 +50,7 @@ const (
 	FlagUnderspecified   = "underspecified"
 	FlagHedged           = "hedged"
 	FlagStale            = "stale"
+	FlagDefinition       = "definition"
 	// FlagEvidenceAge prefixes the flag that says how old stale evidence
 	// is: evidence_age=34y, evidence_age=400d.
 	FlagEvidenceAge = "evidence_age="
@@ -158,6 +160,10 @@ type Input struct {
 	// Fallback is the label of the fallback (lexical) verifier when the
 	// verifier's own logits were unusable; None otherwise.
 	Fallback label.Label
+	// Definitions are the corpus terms the claim was restated with before
+	// it was retrieved and verified (corpus.Glossary.Restate); nil when it
+	// was not.
+	Definitions []string
 	// Check is the claim's text as the numeric check read it, when the
 	// caller has it: lint.PrepareClaim(Claim.Text, lint.MatchOptions{Policy:
 	// any policy, the other options zero}). The rules then do not read the
@@ -191,7 +197,7 @@ type rule func(in Input, o Options) (finding, bool)
 
 var table = map[string]rule{
 	Fallback: fallback, NoEvidence: noEvidence, Conflict: conflict, Numeric: numericRule, Qualifier: qualifier,
-	Underspecified: underspecified, Hedge: hedge, Stale: stale,
+	Underspecified: underspecified, Hedge: hedge, Stale: stale, Definition: definition,
 }
 
 // Apply runs the enabled rules on one claim.
