@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -237,8 +238,17 @@ func (r RuleOptions) describe(s *reports.RunSettings) {
 // (rules.Replay): a rule whose label now differs from the re-decided one
 // decides, as in a run.
 func replayRules(r reports.Record, out metrics.Outcome, t float64, s reports.RunSettings) metrics.Outcome {
-	if len(s.Rules) == 0 || len(r.Flags) == 0 || out.Abstained || !out.Scored {
+	if len(s.Rules) == 0 || len(r.Flags) == 0 || !out.Scored {
 		return out
+	}
+	so := label.Of(int(out.Predicted))
+	if out.Abstained {
+		// An undecided claim is decided again by the no_evidence rule
+		// alone, as in a run (and not under --no-evidence abstain).
+		if len(r.Evidence) > 0 || s.NoEvidence == rules.NoEvidenceAbstain || !slices.Contains(r.Flags, rules.FlagNoEvidence) {
+			return out
+		}
+		so = label.None
 	}
 	authority := label.None
 	if r.Rule != nil && *r.Rule == rules.Conflict && r.RuleLabel != nil {
@@ -246,14 +256,14 @@ func replayRules(r reports.Record, out metrics.Outcome, t float64, s reports.Run
 	} else if r.VerifierLabel != nil {
 		authority = label.Label(*r.VerifierLabel)
 	}
-	res := rules.Replay(r.Flags, label.Of(int(out.Predicted)), authority, rules.Effect(s.RuleEffect), lint.NumericEffect(s.NumericEffect) == lint.EffectFlag)
+	res := rules.Replay(r.Flags, so, authority, rules.Effect(s.RuleEffect), lint.NumericEffect(s.NumericEffect) == lint.EffectFlag)
 	out.Rule, out.RuleLabel = metrics.NameOf(res.Rule), metrics.Unknown
 	if res.Rule != "" {
 		out.RuleLabel = metrics.Class(res.RuleLabel.Index())
 		out.VerifierLabel = metrics.Argmax(metrics.Softmax(out.Logits, t))
 	}
 	if res.DecidedBy != "" {
-		out.Predicted = metrics.Class(res.Label.Index())
+		out.Predicted, out.Abstained = metrics.Class(res.Label.Index()), false
 	}
 	return out
 }

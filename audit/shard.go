@@ -177,6 +177,12 @@ func (o *Options) redecide(r reports.Record, out metrics.Outcome, t float64) met
 	if r.AbstainReason != nil && *r.AbstainReason != ReasonLowConfidence {
 		reason = *r.AbstainReason
 	}
+	if len(r.Evidence) == 0 {
+		// Nothing was retrieved: undecided until the no_evidence rule
+		// decides it, as decide leaves it in a run (the record holds the
+		// rule's label, not the abstention).
+		reason = ReasonNoEvidence
+	}
 	p := metrics.Softmax(out.Logits, t)
 	pred := metrics.Argmax(p)
 	if reason == "" && p[pred] < o.AbstainBelow {
