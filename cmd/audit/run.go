@@ -67,19 +67,24 @@ unsupported, flag numeric_mismatch; a number the evidence only bounds, "more tha
 1,000" for 5,000, makes it insufficient, flag numeric_bound), flag (the rule only
 flags), none (recorded only), override (any retrieved passage's mismatch makes the
 claim unsupported before the rules; a verified number keeps the verifier alone from
-calling it unsupported, which becomes insufficient; abstentions stand). The record names the matched passage's value, unit and year, the
-reason, the verifier's own label and the rule that decided (decided_by).
+calling it unsupported, which becomes insufficient; abstentions stand). The record
+names the matched passage's value, unit and year, the reason, the verifier's own label
+and the rule that decided (decided_by).
 
 Labelling rules (--rules, default all; docs/rules.md), applied after calibration for
 every backend: a hedged claim (may, might, modality possibility…) is insufficient
-unless its passage states the possibility; a claim called supported by a passage
-lacking its entities, year, location, population or condition is insufficient; a
-number without its year, where the evidence's values differ by year, is
-insufficient; sources that disagree make a claim insufficient unless an authority
+unless its passage states the possibility; a claim whose passage does not address its
+entities, place, population, condition or timeframe is insufficient (as_of is when
+the claim was made, not a qualifier); a number the evidence about the same entity
+and year gives otherwise is unsupported (the numeric rule); a number without its
+year, where the evidence's values differ by year, is insufficient; documents about
+the claim's entity that disagree make a claim insufficient unless an authority
 (meta.authority, or --authority KEY=VALUE) decides; nothing retrieved is insufficient
 (--no-evidence abstain keeps the abstention); NaN/Inf logits are decided by the
-lexical verifier; evidence older than the claim's date by --max-evidence-age is
-flagged. --rule-effect flag records what the rules would do without applying it.
+lexical verifier; evidence older than the claim's date (or --as-of, default today) by
+--max-evidence-age is flagged with its age; a claim that restates a term the corpus
+defines (a glossary document, a span tagged definition) is judged with the term
+(flag definition). --rule-effect flag records what the rules would do without applying it.
 Records say what decided (decided_by rule:NAME, fallback) and every rule that fired
 (flags); each rule's count and accuracy beside the verifier's are metrics. A verifier
 that calls more than half of 100+ answered claims unsupported branches only from
