@@ -76,16 +76,6 @@ func fold(s string) string {
 	return b.String()
 }
 
-// contains says whether text holds phrase as whole words, ignoring case
-// and punctuation.
-func contains(text, phrase string) bool {
-	p := fold(phrase)
-	if strings.TrimSpace(p) == "" {
-		return true
-	}
-	return strings.Contains(fold(text), p)
-}
-
 var stopwords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "from": true, "that": true,
 	"this": true, "under": true, "over": true, "into": true, "among": true, "only": true, "all": true, "who": true,
 	"was": true, "were": true, "has": true, "had": true, "have": true, "its": true, "his": true, "her": true, "their": true,
