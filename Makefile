@@ -7,13 +7,17 @@ STATICCHECK   := $(BIN)/staticcheck
 STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
+# the version stamped into bin/audit (audit --version, every manifest.json): git
+# describe of the checkout; without git, the binary falls back to what Go embeds
+VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
 .PHONY: eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
 build:
-	$(GO) build -o $(BIN)/audit ./cmd/audit
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/audit ./cmd/audit
 
 ## test: the whole suite (the README's test command; CI runs it). The onnx
 ## backend's tests need ONNX Runtime: `make ort` fetches it first. DATA=folder
