@@ -12,7 +12,7 @@ BENCHTIME     ?= 1x
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: readme-figures eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -96,6 +96,34 @@ BASE       ?= $(shell git merge-base HEAD a55c553)
 bench-e2e: build
 	bash bench/e2e/compare.sh $(BASE) $(BIN)/audit $(CURDIR)/.cache/bench-e2e "$(E2E_SIZES)" $(E2E_ROUNDS)
 
+## bench-retrieval: the project's BM25 against Xapian's (Debian python3-xapian,
+## installed here when apt-get can; skipped with a message otherwise) on one
+## generated corpus (seed 202), both engines one after the other on one thread,
+## on the same analysed terms; prints queries/s, p50/p99 and top-5 agreement.
+## DATA=DIR adds gold-evidence recall@5 for every real set holding gold_details.jsonl.
+RET_DIR  := .cache/bench-retrieval
+PYTHON3  ?= /usr/bin/python3
+bench-retrieval: build
+	$(BIN)/audit gen --out $(RET_DIR)/data --claims 10000 --docs 10000 --seed 202 > /dev/null
+	$(GO) run ./bench/retrieval -corpus $(RET_DIR)/data/corpus.jsonl -spans $(RET_DIR)/data/spans.jsonl \
+	  -claims $(RET_DIR)/data/claims.jsonl -index $(RET_DIR)/index -out $(RET_DIR)/out -export -label generated
+	@if ! $(PYTHON3) -c 'import xapian' 2>/dev/null; then \
+	  if command -v apt-get > /dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get install -y -q python3-xapian > /dev/null || { apt-get update -q > /dev/null && apt-get install -y -q python3-xapian > /dev/null; }; \
+	  elif command -v apt-get > /dev/null && command -v sudo > /dev/null; then \
+	    sudo apt-get install -y -q python3-xapian > /dev/null; \
+	  fi; fi
+	@if $(PYTHON3) -c 'import xapian' 2>/dev/null; then \
+	  $(PYTHON3) bench/retrieval/xapian_bm25.py $(RET_DIR)/out 5; \
+	else echo "bench-retrieval: Xapian comparison skipped: python3-xapian is not installed and apt-get is not available to install it"; fi
+	@for s in $(if $(DATA),$(REAL_SETS)); do \
+	  test -f $(DATA)/$$s/gold_details.jsonl || continue; \
+	  $(GO) run ./bench/retrieval -corpus $(DATA)/$$s/corpus.jsonl -spans $(DATA)/$$s/spans.jsonl -claims $(DATA)/$$s/claims.jsonl \
+	    -gold-details $(DATA)/$$s/gold_details.jsonl -index $(RET_DIR)/index-$$s -out $(RET_DIR)/out-$$s -label $$s || exit 1; \
+	done
+
+## faults: the fault suite (docs/reliability.md): byte flips, truncations, a
+## full disk (a 64 KiB tmpfs where mounting one is allowed), SIGKILL and
 ## SIGINT/SIGTERM at random points, concurrent runs, hostile inputs; each case
 ## runs the built binary under a timeout
 faults: build
@@ -367,6 +395,14 @@ report-shot: demo
 	@if grep -qiE '<script|<img src=x|<b>bold' $(SHOT_DIR)/hostile.dom.html; then echo "report-shot: markup from the claims reached the page"; exit 1; fi
 	@grep -q '&lt;script&gt;document.title' $(SHOT_DIR)/hostile.dom.html || { echo "report-shot: the claim text is missing"; exit 1; }
 	@echo "report-shot: claim text with <script> rendered as text"
+
+## readme-figures: rerun the README's demo commands and compare every figure the
+## README quotes from them (its <!-- figures --> regions: the terminal tables, counts,
+## rates, an output's row) with what bin/audit prints; fails with the diff when they
+## drift. After a change that moves them: make readme-figures UPDATE=1, and commit
+## README.md. CI runs it.
+readme-figures: build
+	$(GO) run ./tools/readmefigures -bin $(BIN)/audit $(if $(UPDATE),-update) README.md
 
 ## demo-data: regenerate the committed demo set (seed 2026; weights use other seeds)
 demo-data:
