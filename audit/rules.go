@@ -13,6 +13,7 @@ import (
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/rules"
@@ -238,7 +239,7 @@ func replayRules(r reports.Record, out metrics.Outcome, t float64, s reports.Run
 	} else if r.VerifierLabel != nil {
 		authority = label.Label(*r.VerifierLabel)
 	}
-	res := rules.Replay(r.Flags, label.Of(int(out.Predicted)), authority, rules.Effect(s.RuleEffect))
+	res := rules.Replay(r.Flags, label.Of(int(out.Predicted)), authority, rules.Effect(s.RuleEffect), lint.NumericEffect(s.NumericEffect) == lint.EffectFlag)
 	out.Rule, out.RuleLabel = metrics.NameOf(res.Rule), metrics.Unknown
 	if res.Rule != "" {
 		out.RuleLabel = metrics.Class(res.RuleLabel.Index())

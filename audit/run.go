@@ -302,8 +302,10 @@ func (o *Options) defaults() {
 		o.NumericPolicy = numeric.PolicyAuto
 	}
 	if o.NumericEffect == "" {
-		o.NumericEffect = lint.EffectFlag
+		o.NumericEffect = lint.EffectRule
 	}
+	// The rules check numbers as the run does.
+	o.Rules.NumericPolicy, o.Rules.NumericEffect = o.NumericPolicy, o.NumericEffect
 	if o.Outputs != nil && o.outputsByID == nil {
 		o.outputsByID = make(map[string]OutputMeta, len(o.Outputs))
 		for _, m := range o.Outputs {
@@ -315,6 +317,11 @@ func (o *Options) defaults() {
 	}
 	if o.Instance.ID == "" {
 		o.Instance = reports.NewInstance(time.Now())
+	}
+	if o.Rules.Today.IsZero() {
+		// An undated claim's evidence is aged against the run's date.
+		t := time.UnixMilli(o.Instance.Millis()).UTC()
+		o.Rules.Today = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	}
 }
 
@@ -553,7 +560,7 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 		// configurations stay what they were before settings were hashed.
 		fmt.Fprintf(h, "passages=%d/%d/%d\n", p.WindowSentences, p.WindowStride, p.MaxChars)
 	}
-	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectFlag {
+	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectRule {
 		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
 	}
 	if r := o.Rules; len(r.Enabled) > 0 {

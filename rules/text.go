@@ -122,6 +122,9 @@ type claimText struct {
 	words                            *lint.ContextWords
 	check                            *lint.ClaimCheck
 	texts                            []textRead
+	entitiesRead                     bool
+	entities                         []string // claimEntities
+
 }
 
 // textRead is a text's fold and years, read once in an Apply.
@@ -129,6 +132,8 @@ type textRead struct {
 	text, fold        string
 	folded, yearsRead bool
 	years             []int
+	wordsRead         bool
+	words             []word
 }
 
 // maxTexts bounds the texts an Apply keeps read: past it a text is read

@@ -54,16 +54,20 @@ output_revise_rate, output_abstain_rate, output_uncited_critical_rate, queries,
 query_abstain_rate, branches, branch_success_rate).
 
 Numbers: a claim's number is checked against the numbers of its retrieved passages
-(verified, mismatch or unverifiable; a passage's number must be about the same year,
+(verified, mismatch, consistent — within a bound the evidence states, not entailed by
+it — or unverifiable; a passage's number must be about the same year,
 unit and entity). --numeric-policy decides when two values agree: auto (default)
 reads the claim as written — a bound ("more than 100", "up to 5%", "nearly 40%",
 "between X and Y") by its bound, "about N" within 5%, a bare number at the precision
 it is written in ("48 million" agrees with 48.2 million) — or any of exact, rounded,
 abbr, tolerance, percent, range, ratio, year. --numeric-effect says what the check
-does to the label: none (recorded only), flag (default: recorded, and a mismatch
-flagged), override (a mismatch makes the claim unsupported; a verified number keeps
-the verifier alone from calling it unsupported, which becomes insufficient;
-abstentions stand). The record names the matched passage's value, unit and year, the
+does to the label: rule (default: the numeric labelling rule decides — a number that
+a passage about the same entity, quantity and year gives otherwise makes the claim
+unsupported, flag numeric_mismatch; a number the evidence only bounds, "more than
+1,000" for 5,000, makes it insufficient, flag numeric_bound), flag (the rule only
+flags), none (recorded only), override (any retrieved passage's mismatch makes the
+claim unsupported before the rules; a verified number keeps the verifier alone from
+calling it unsupported, which becomes insufficient; abstentions stand). The record names the matched passage's value, unit and year, the
 reason, the verifier's own label and the rule that decided (decided_by).
 
 Labelling rules (--rules, default all; docs/rules.md), applied after calibration for
@@ -167,7 +171,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.IntVar(&o.SourceSlices, "source-slices", metrics.DefaultMaxSourceSlices, sourceSlicesHelp)
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
 	f.StringVar(&o.NumericPolicy, "numeric-policy", numeric.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(numeric.Policies, ", "))
-	f.StringVar(&r.numericEffect, "numeric-effect", string(lint.EffectFlag), "what the numeric check does to the label: none, flag or override")
+	f.StringVar(&r.numericEffect, "numeric-effect", string(lint.EffectRule), "what the numeric check does to the label: rule (the numeric labelling rule decides: a number the evidence gives otherwise is unsupported, one it only bounds insufficient), flag (flag only), none, or override (any retrieved passage's mismatch is unsupported, before the rules)")
 	r.rules.add(f)
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&o.StrictGold, "strict-gold", false, "a gold label for a claim not in --claims is an error (default: ignored, and counted in a warning, so a sample of the claims runs with the full gold file)")

@@ -11,6 +11,7 @@ import (
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/rules"
 	"github.com/spf13/cobra"
@@ -132,7 +133,7 @@ func (c *trainCmd) run(cmd *cobra.Command, _ []string) error {
 		}
 		if len(enabled) > 0 {
 			for _, s := range prepared {
-				s.Decide = heldOutDecider(s, audit.RuleOptions{Options: rules.Options{Enabled: enabled, Effect: rules.EffectOverride}})
+				s.Decide = heldOutDecider(s, audit.RuleOptions{Options: rules.Options{Enabled: enabled, Effect: rules.EffectOverride, NumericPolicy: numeric.PolicyAuto}})
 			}
 		}
 		rows, err := lexical.LeaveOneOut(prepared, c.p.Train)

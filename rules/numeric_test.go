@@ -1,0 +1,65 @@
+package rules
+
+import (
+	"testing"
+
+	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/numeric"
+)
+
+// A number the evidence about the same entity, quantity and year gives
+// otherwise is unsupported whatever the verifier said; one the evidence
+// only bounds is insufficient; one it agrees with, or evidence about
+// another entity, year or quantity, leaves the label alone.
+func TestNumericRule(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		claim   string
+		passage string
+		so      label.Label
+		want    label.Label
+		flags   []string
+	}{
+		{"residents", "Orlo Bay had 460,000 residents in 2021.", "Orlo Bay had 451,000 residents in 2021.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
+		{"beds, insufficient so far", "Halka Medical Centre has 1,340 beds.", "Halka Medical Centre has 1,100 beds.", label.Insufficient, label.Unsupported, []string{FlagNumericMismatch}},
+		{"a percentage", "Unemployment in Dravo reached 7.5% in 2020.", "Unemployment in Dravo reached 9.1% in 2020.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
+		{"money", "The Pelk Museum ticket costs $25.", "The Pelk Museum ticket costs $40.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
+		{"as written", "Orlo Bay had 451,000 residents in 2021.", "Orlo Bay had 451,000 residents in 2021.", label.Supported, label.Supported, nil},
+		{"rounded as written", "Orlo Bay had 450,000 residents in 2021.", "Orlo Bay had 451,200 residents in 2021.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
+		{"millions as written", "Orlo Bay had 48 million visitors in 2021.", "Orlo Bay had 48.2 million visitors in 2021.", label.Supported, label.Supported, nil},
+		{"another entity", "Orlo Bay had 460,000 residents in 2021.", "Orlo Bay Heights had 451,000 residents in 2021.", label.Supported, label.Supported, nil},
+		{"another year", "Orlo Bay had 460,000 residents in 2021.", "Orlo Bay had 451,000 residents in 2019.", label.Supported, label.Supported, nil},
+		{"another quantity", "Orlo Bay had 460,000 residents in 2021.", "Orlo Bay covers 451 square kilometres.", label.Supported, label.Supported, nil},
+		{"a bound, above it", "Vasko Mills employed 5,000 workers.", "Vasko Mills employed more than 1,000 workers.", label.Unsupported, label.Insufficient, []string{FlagNumericBound}},
+		{"a bound, just above it", "Vasko Mills employed 1,200 workers.", "Vasko Mills employed more than 1,000 workers.", label.Supported, label.Insufficient, []string{FlagNumericBound}},
+		{"a bound, below it", "Vasko Mills employed 600 workers.", "Vasko Mills employed more than 1,000 workers.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
+		{"a bound entails a bound", "Vasko Mills employed more than 500 workers.", "Vasko Mills employed more than 1,000 workers.", label.Supported, label.Supported, nil},
+		{"an upper bound", "Tickets to the Pelk Museum cost $45.", "Tickets to the Pelk Museum cost up to $30.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Input{Claim: claims.Claim{Text: tc.claim}, Passages: []Passage{passage("a", tc.passage)}, Label: tc.so}
+			o := only(Numeric, EffectOverride)
+			o.NumericPolicy = numeric.PolicyAuto
+			r := Apply(in, o)
+			by := ""
+			if tc.want != tc.so {
+				by = "rule:numeric"
+			}
+			expect(t, r, tc.want, by, tc.flags...)
+		})
+	}
+	// --numeric-effect flag: the rule flags and leaves the label; none: off.
+	in := Input{Claim: claims.Claim{Text: "Orlo Bay had 460,000 residents in 2021."}, Passages: []Passage{passage("a", "Orlo Bay had 451,000 residents in 2021.")}, Label: label.Supported}
+	o := only(Numeric, EffectOverride)
+	o.NumericPolicy, o.NumericEffect = numeric.PolicyAuto, lint.EffectFlag
+	expect(t, Apply(in, o), label.Supported, "", FlagNumericMismatch)
+	o.NumericEffect = lint.EffectNone
+	expect(t, Apply(in, o), label.Supported, "")
+	// The policy is the run's: 460,000 is 451,000 within a relative
+	// tolerance of 5% (the policy "", seed 001's).
+	o = only(Numeric, EffectOverride)
+	o.NumericPolicy = ""
+	expect(t, Apply(in, o), label.Supported, "")
+}
