@@ -12,7 +12,7 @@ BENCHTIME     ?= 1x
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: readme-figures eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: same readme-figures eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -121,6 +121,15 @@ bench-retrieval: build
 	  $(GO) run ./bench/retrieval -corpus $(DATA)/$$s/corpus.jsonl -spans $(DATA)/$$s/spans.jsonl -claims $(DATA)/$$s/claims.jsonl \
 	    -gold-details $(DATA)/$$s/gold_details.jsonl -index $(RET_DIR)/index-$$s -out $(RET_DIR)/out-$$s -label $$s || exit 1; \
 	done
+
+## same: records and tables of a baseline (BASE, as for bench-e2e) against the working
+## tree's on the demo and, with DATA, the four real sets: identical but for what two
+## executions differ in by design (bench/e2e/same.sh; the baseline built once into
+## .cache/bench-e2e)
+same: build
+	@base=$$(bash bench/e2e/base.sh $(BASE) $(CURDIR)/.cache/bench-e2e) && \
+	bash bench/e2e/same.sh $$base $(BIN)/audit $(CURDIR)/.cache/same $(DEMO) \
+	  $(if $(DATA),$(foreach s,$(REAL_SETS),$(DATA)/$(s)))
 
 ## faults: the fault suite (docs/reliability.md): byte flips, truncations, a
 ## full disk (a 64 KiB tmpfs where mounting one is allowed), SIGKILL and
