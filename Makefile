@@ -12,7 +12,7 @@ BENCHTIME     ?= 1x
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: same readme-figures eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -82,6 +82,28 @@ slurm-check: build
 
 bench: bench-e2e
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## bench-go: one package's Go benchmarks, as BENCHMARKS.md quotes them: PKG (one or
+## more packages, e.g. ./corpus), BENCH (a -bench regexp, default all), BENCHTIME
+## (default 1x), CPU (e.g. 1,2; optional). The environment passes through (ORT_LIB,
+## BENCH_DATA, ...)
+PKG   ?= ./...
+BENCH ?= .
+bench-go:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem $(if $(CPU),-cpu $(CPU)) $(PKG)
+
+## bench-gen: audit gen at GEN_SIZES claims (20,000 documents, seed 9) under GNU time:
+## wall time and peak RSS
+GEN_SIZES ?= 100000 1000000
+bench-gen: build
+	@for n in $(GEN_SIZES); do rm -rf $(E2E_DIR)/gen-$$n; \
+	  /usr/bin/time -f "$$n claims: wall %es, peak RSS %M KiB" $(BIN)/audit gen --out $(E2E_DIR)/gen-$$n \
+	    --claims $$n --docs 20000 --seed 9 > /dev/null; done
+
+## eval-sentences: the sentence splitter on pySBD's English golden rules (the figure
+## BENCHMARKS.md quotes)
+eval-sentences:
+	$(GO) test -count=1 -run PySBD -v ./sentence
 
 ## bench-e2e: audit run of a baseline (BASE, default the merge-base of HEAD with
 ## a55c553, the previous release) against the working tree, interleaved on the
