@@ -365,12 +365,16 @@ weights: build
 	$(BIN)/audit train $(TRAIN_SETS) --out adjudicate/lexical/weights.json
 
 ## weights-check: retrain from scratch (fresh indexes) and compare with the committed
-## weights byte for byte; skipped without DATA
+## weights byte for byte; skipped without DATA (an error with REQUIRE_DATA=1, as in CI).
+## When it fails, the features (or retrieval, or training) changed: make weights DATA=...,
+## re-measure make eval-real DATA=... (BENCHMARKS.md), make readme-figures UPDATE=1
 weights-check: build
-	@if ! $(HAVE_DATA); then echo "weights-check: skipped: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
+	@if ! $(HAVE_DATA); then echo "weights-check: $(if $(REQUIRE_DATA),FAILED,skipped): set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit $(if $(REQUIRE_DATA),1,0); fi; \
 	rm -rf $(GENERATED_SET) && $(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train $(TRAIN_SETS) --out $(LEXICAL)/weights.json && \
-	cmp $(LEXICAL)/weights.json adjudicate/lexical/weights.json && echo "weights-check: identical to the committed weights"
+	if cmp -s $(LEXICAL)/weights.json adjudicate/lexical/weights.json; then echo "weights-check: identical to the committed weights"; \
+	else diff adjudicate/lexical/weights.json $(LEXICAL)/weights.json | head -40; \
+	  echo "weights-check: FAILED: training now gives other weights than adjudicate/lexical/weights.json (above: < committed, > now): retrain with make weights DATA=..., re-measure make eval-real DATA=..., make readme-figures UPDATE=1, and commit them"; exit 1; fi
 ## chromium: Debian's chromium for the review.html browser test (review
 ## package), installed when it is missing and apt-get can (as root or with
 ## sudo); never fails: without a browser that one test skips, saying why
