@@ -33,6 +33,7 @@
 //	                         RUN's folder), read by 'audit export'
 //	metric RUN DIR NAME      the calibrated value of metric NAME over all
 //	                         claims in DIR/metrics.parquet
+//	total RUN DIR RE         the sum of the metrics whose names RE matches
 //	where ROWS KEY RE        the rows whose KEY prints as RE matches in full
 //	box TEXT RE              the terminal table (┌ … └) holding the first
 //	                         line matching RE
@@ -180,6 +181,7 @@ func (r *runner) funcs() template.FuncMap {
 		"find":   find,
 		"table":  r.table,
 		"metric": r.metric,
+		"total":  r.total,
 		"where":  where,
 		"box":    box,
 		"elided": elided,
@@ -360,6 +362,33 @@ func (r *runner) metric(res *Result, dir, name string) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("metric %s: not in %s/metrics.parquet", name, dir)
+}
+
+// total is the sum of the calibrated values over all claims of every
+// metric in DIR/metrics.parquet whose name RE matches in full (a rule added
+// later is counted without a change to the template).
+func (r *runner) total(res *Result, dir, re string) (float64, error) {
+	x, err := regexp.Compile("^(?:" + re + ")$")
+	if err != nil {
+		return 0, err
+	}
+	ms, err := r.table(res, dir, "metrics")
+	if err != nil {
+		return 0, err
+	}
+	t, n := 0.0, 0
+	for _, m := range ms {
+		if name, _ := m["metric"].(string); x.MatchString(name) && m["slice"] == "all" && m["stage"] == "calibrated" {
+			if v, ok := m["value"].(float64); ok {
+				t += v
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("total %s: no metric in %s/metrics.parquet matches", re, dir)
+	}
+	return t, nil
 }
 
 // where is the rows whose KEY, printed, matches the regexp RE in full.
