@@ -16,7 +16,9 @@ const fakeAudit = `#!/bin/sh
 case "$1" in
 run)
   mkdir -p "$3"
-  printf '%s\n' '{"metric":"accuracy","slice":"all","stage":"calibrated","value":0.8483}' '{"metric":"accuracy","slice":"all","stage":"raw","value":0.5}' > "$3/metrics.jsonl"
+  printf '%s\n' '{"metric":"accuracy","slice":"all","stage":"calibrated","value":0.8483}' '{"metric":"accuracy","slice":"all","stage":"raw","value":0.5}' \
+    '{"metric":"rule_a_count","slice":"all","stage":"calibrated","value":40}' '{"metric":"rule_b_count","slice":"all","stage":"calibrated","value":2}' \
+    '{"metric":"rule_b_count","slice":"all","stage":"raw","value":7}' '{"metric":"rule_b_count","slice":"x=1","stage":"calibrated","value":9}' > "$3/metrics.jsonl"
   echo "600 claims → $3"
   echo "┌──────────┬───────┐"
   echo "│  metric  │ value │"
@@ -43,9 +45,9 @@ const readme = `# title
 Prose.
 
 <!-- figures
-Accuracy is {{f3 (metric (ran "demo") "demo out" "accuracy")}} ({{row (ran "demo").Stdout "claims →"}}).
+Accuracy is {{f3 (metric (ran "demo") "demo out" "accuracy")}} ({{row (ran "demo").Stdout "claims →"}}); rules decided {{int (total (ran "demo") "demo out" "rule_.*_count")}}.
 -->
-Accuracy is %s (600 claims → demo out).
+Accuracy is %s (600 claims → demo out); rules decided 42.
 <!-- /figures -->
 `
 
