@@ -194,6 +194,26 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 
 // check validates the flags before any work; every failure is exit 2.
 func (r *runCmd) check(cmd *cobra.Command) error {
+	if err := r.checkInputs(cmd); err != nil {
+		return err
+	}
+	if err := r.checkCalibration(cmd); err != nil {
+		return err
+	}
+	if err := r.checkDecisions(); err != nil {
+		return err
+	}
+	if err := r.checkSharding(); err != nil {
+		return err
+	}
+	var err error
+	r.o.PlotFormats, r.o.SliceBy, err = r.out.parse()
+	return err
+}
+
+// checkInputs decides which inputs the run reads: the corpus, the claims or
+// the model outputs (one of them), regular files all.
+func (r *runCmd) checkInputs(cmd *cobra.Command) error {
 	if err := requireFlags(cmd, "corpus", "out"); err != nil {
 		return err
 	}
@@ -210,6 +230,14 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if o.OutputsPath == "" && (cmd.Flags().Changed("split") || cmd.Flags().Changed("extractor")) {
 		return usageErrorf("--split and --extractor apply to --outputs")
 	}
+	return nil
+}
+
+// checkCalibration decides the temperature: fitted (auto), none (off) or
+// given (fixed, by --temperature or an earlier run's --temperature-from),
+// and the cross-fitting that measures it.
+func (r *runCmd) checkCalibration(cmd *cobra.Command) error {
+	o := &r.o
 	if r.tempFrom != "" {
 		if cmd.Flags().Changed("calibrate") && o.Calibrate != audit.CalibrateFixed || cmd.Flags().Changed("temperature") {
 			return usageErrorf("--temperature-from sets the temperature: it cannot be combined with --temperature or --calibrate %s", o.Calibrate)
@@ -238,6 +266,15 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	default:
 		return usageErrorf("--calibrate %q is not auto, off or fixed", o.Calibrate)
 	}
+	return nil
+}
+
+// checkDecisions decides how claims are retrieved, verified and labelled:
+// passages, k, batches, abstention, the ECE above which auto calibration
+// applies, the numeric check, the rules and the gates (in the order the
+// checks always ran, so that of two bad flags the same one is reported).
+func (r *runCmd) checkDecisions() error {
+	o := &r.o
 	if err := o.Passages.Or(corpus.DefaultPassageSettings).Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -258,22 +295,27 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if o.Rules, err = r.rules.parse(); err != nil {
 		return usageErrorf("%v", err)
 	}
-	gates, err := reports.ParseGates(r.failOn)
-	if err != nil {
+	if o.Gates, err = reports.ParseGates(r.failOn); err != nil {
 		return usageErrorf("%v", err)
 	}
-	o.Gates = gates
+	return nil
+}
+
+// checkSharding decides the shard this run audits, and refuses what only
+// the whole run can do (per-output decisions, gates).
+func (r *runCmd) checkSharding() error {
+	o := &r.o
+	var err error
 	if o.Shard, err = shardOf(r.shard, r.shards, r.e.getenv); err != nil {
 		return usageErrorf("%v", err)
 	}
 	if o.Shard.Sharded() && o.OutputsPath != "" {
 		return usageErrorf("--outputs decides per output over the whole run: run it unsharded (or extract with 'audit extract' and shard the claims)")
 	}
-	if o.Shard.Sharded() && len(gates) > 0 {
+	if o.Shard.Sharded() && len(o.Gates) > 0 {
 		return usageErrorf("--fail-on is checked on the whole run: give it to 'audit report' over all the shards")
 	}
-	o.PlotFormats, o.SliceBy, err = r.out.parse()
-	return err
+	return nil
 }
 
 // shardOf is the shard --shard i/N names, or --shards N with i from the
@@ -319,16 +361,55 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	if err := r.check(cmd); err != nil {
 		return err
 	}
-	factory, err := r.backends.factory(r.verifier, cmd.Flags())
-	if err != nil {
-		return err
-	}
-	src, closeSrc, err := extractorOf(cmd.Flags(), r.extractGo, r.extractor, r.llm, "extract-")
+	o, closeSrc, err := r.options(cmd)
 	if err != nil {
 		return err
 	}
 	defer closeSrc()
-	o := r.o
+	internal, err := runInternal(o.OutDir, o.IndexDir)
+	if err != nil {
+		return err
+	}
+	out, err := openOut(o.OutDir, r.force, internal...)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	o.WriteDir = out.Stage()
+	res, err := audit.Run(cmd.Context(), o)
+	if errors.Is(err, context.Canceled) {
+		return r.interrupted(cmd, o, err)
+	}
+	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
+		return err
+	}
+	if res.Tables != nil {
+		// A gate over a slice no claim is in is a misspelling: nothing is
+		// committed, exit 2.
+		if serr := reports.UnknownSlices(o.Gates, &res.Tables.Summary); serr != nil {
+			return usageErrorf("--fail-on: %v", serr)
+		}
+	}
+	// The run's files enter --out as a whole, or (interrupted) not at all.
+	if cerr := out.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit run", RunID: res.RunID}); cerr != nil {
+		return cerr
+	}
+	return r.summarise(res, o, err)
+}
+
+// options are the pipeline's options for the checked flags: the verifier
+// and the extractor they name, the terminal's progress and stage lines.
+// closeSrc releases the extractor.
+func (r *runCmd) options(cmd *cobra.Command) (o audit.Options, closeSrc func(), err error) {
+	factory, err := r.backends.factory(r.verifier, cmd.Flags())
+	if err != nil {
+		return o, nil, err
+	}
+	src, closeSrc, err := extractorOf(cmd.Flags(), r.extractGo, r.extractor, r.llm, "extract-")
+	if err != nil {
+		return o, nil, err
+	}
+	o = r.o
 	o.Extract.Source, o.Extract.Workers = src, r.llm.Client.MaxInflight
 	o.VerifierName = r.verifier
 	// The verifier is built once, by the pipeline, after the index is open
@@ -345,56 +426,41 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
 	o.DecideProgress = newProgressUnit(r.e, "deciding and writing", "claims")
 	o.Stage = newStages(r.e)
-	internal, err := runInternal(o.OutDir, o.IndexDir)
-	if err != nil {
-		return err
+	return o, closeSrc, nil
+}
+
+// interrupted is the exit of a run stopped by Ctrl-C or SIGTERM: the
+// command that resumes it, on stderr, and exit 130.
+func (r *runCmd) interrupted(cmd *cobra.Command, o audit.Options, err error) error {
+	if isTerminal(r.e.stderr) {
+		// The bar's line does not end until it finishes: start afresh.
+		fmt.Fprintln(r.e.stderr)
 	}
-	out, err := openOut(o.OutDir, r.force, internal...)
-	if err != nil {
-		return err
-	}
-	defer out.Close()
-	o.WriteDir = out.Stage()
-	res, err := audit.Run(cmd.Context(), o)
-	if errors.Is(err, context.Canceled) {
-		if isTerminal(r.e.stderr) {
-			// The bar's line does not end until it finishes: start afresh.
-			fmt.Fprintln(r.e.stderr)
-		}
-		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o, r.e.argv0))
-		// The message says it all; no "context canceled" after it.
-		return &exitError{code: exitInterrupted, err: err, quiet: true}
-	}
-	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
-		return err
-	}
-	if res.Tables != nil {
-		// A gate over a slice no claim is in is a misspelling: nothing is
-		// committed, exit 2.
-		if serr := reports.UnknownSlices(o.Gates, &res.Tables.Summary); serr != nil {
-			return usageErrorf("--fail-on: %v", serr)
-		}
-	}
-	// The run's files enter --out as a whole, or (interrupted) not at all.
-	if cerr := out.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit run", RunID: res.RunID}); cerr != nil {
-		return cerr
-	}
+	fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o, r.e.argv0))
+	// The message says it all; no "context canceled" after it.
+	return &exitError{code: exitInterrupted, err: err, quiet: true}
+}
+
+// summarise prints what a committed run found and decides its exit code:
+// a shard points at 'audit report', a whole run prints its tables (or
+// summary.json); too many failed claims exit 3, a failed gate 1.
+func (r *runCmd) summarise(res *audit.Result, o audit.Options, runErr error) error {
 	if o.Resume {
 		fmt.Fprintf(r.e.stderr, "--resume: %s reused from %s\n", plural(res.CacheHits, "cached verdict"), filepath.Join(o.OutDir, ".cache"))
 	}
 	if o.Shard.Sharded() {
 		fmt.Fprintf(r.e.stdout, "%s of shard %s → %s (run %s); calibration and reports: audit report --records over every shard's records.parquet\n",
 			plural(res.Records, "claim"), o.Shard, o.OutDir, res.RunID)
-		if err != nil {
-			return &exitError{code: exitInternal, err: err}
+		if runErr != nil {
+			return &exitError{code: exitInternal, err: runErr}
 		}
 		return nil
 	}
 	if perr := printRunSummary(r.e, res, o, r.asJSON); perr != nil {
 		return perr
 	}
-	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+	if runErr != nil {
+		return &exitError{code: exitInternal, err: runErr}
 	}
 	return gateError(res.Tables.Summary.Gates)
 }
