@@ -219,10 +219,14 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	version := versionOf(v, o.VerifierName)
 	res.RunID = runID(in, ix, *o, version)
 	res.IgnoredGold = in.ignoredGold
-	// The corpus's definitions: a claim that restates a defined term
-	// through its definition is retrieved and verified with the term.
-	if o.glossary, err = corpus.ReadGlossary(ctx, o.CorpusPath, o.SpansPath); err != nil {
-		return nil, fmt.Errorf("read the corpus's definitions: %w", err)
+	// The corpus's definitions (the definition rule): a claim that
+	// restates a defined term through its definition is retrieved and
+	// verified with the term — under --rule-effect flag it is only
+	// flagged.
+	if o.Rules.on(rules.Definition) {
+		if o.glossary, err = corpus.ReadGlossary(ctx, o.CorpusPath, o.SpansPath); err != nil {
+			return nil, fmt.Errorf("read the corpus's definitions: %w", err)
+		}
 	}
 	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {

@@ -127,7 +127,11 @@ func (g *Glossary) add(s, source string) {
 		if i <= 0 {
 			continue
 		}
-		term := trimArticle(lower[:i])
+		head := lower[:i]
+		if c := strings.LastIndex(head, ", "); c >= 0 {
+			head = head[c+2:] // "in this policy, a dependant means …"
+		}
+		term := trimArticle(head)
 		def := strings.TrimSpace(lower[i+len(v):])
 		ws := contentStems(def)
 		if term == "" || len(strings.Fields(term)) > 4 || len(ws) < 2 {
@@ -230,7 +234,7 @@ func wordSpans(s string) [][2]int {
 }
 
 // shortestCover is the shortest run of words [from, to] of s that holds
-// every stem of want, no longer than max words.
+// every stem of want in want's order, no longer than max words.
 func shortestCover(spans [][2]int, s string, want []string, max int) (from, to int, ok bool) {
 	stems := make([]string, len(spans))
 	for i, sp := range spans {
@@ -245,7 +249,7 @@ func shortestCover(spans [][2]int, s string, want []string, max int) (from, to i
 		for j := i; j < len(stems) && j-i < max; j++ {
 			delete(need, stems[j])
 			if len(need) == 0 {
-				if best < 0 || j-i < to-from {
+				if inOrder(stems[i:j+1], want) && (best < 0 || j-i < to-from) {
 					from, to, best = i, j, 1
 				}
 				break
@@ -256,4 +260,15 @@ func shortestCover(spans [][2]int, s string, want []string, max int) (from, to i
 		return 0, 0, false
 	}
 	return from, to, true
+}
+
+// inOrder says whether want's stems appear in run in want's order.
+func inOrder(run, want []string) bool {
+	k := 0
+	for _, w := range run {
+		if k < len(want) && w == want[k] {
+			k++
+		}
+	}
+	return k == len(want)
 }

@@ -13,7 +13,8 @@ func TestGlossaryRestate(t *testing.T) {
 	g.add("A business day is a weekday that is not a public holiday.", "s1")
 	g.add("Net income means revenue minus all operating expenses.", "s2")
 	g.add("The tower is tall.", "s3") // one content word: not a definition
-	if len(g.Defs) != 2 || g.Defs[0].Term != "business day" || g.Defs[1].Term != "net income" {
+	g.add("In this policy, a dependant means a child under 18 who lives at home.", "s4")
+	if len(g.Defs) != 3 || g.Defs[0].Term != "business day" || g.Defs[1].Term != "net income" || g.Defs[2].Term != "dependant" {
 		t.Fatalf("definitions %+v", g.Defs)
 	}
 	for _, tc := range []struct {
@@ -26,6 +27,8 @@ func TestGlossaryRestate(t *testing.T) {
 		{"Refunds are issued within 3 business days.", "Refunds are issued within 3 business days.", false},
 		{"The firm reported revenue minus operating expenses of $4 million.", "The firm reported net income of $4 million.", true},
 		{"Public holidays fall on weekdays, mostly.", "Public holidays fall on weekdays, mostly.", false},
+		// the definition's words out of its order are not the definition
+		{"Halvern Foods' revenue rose 8% while all operating expenses fell, minus one-off costs.", "Halvern Foods' revenue rose 8% while all operating expenses fell, minus one-off costs.", false},
 	} {
 		got, _, changed := g.Restate(tc.claim)
 		if got != tc.want || changed != tc.changed {

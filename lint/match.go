@@ -359,6 +359,17 @@ func (c *ClaimCheck) WithPolicy(policy string) *ClaimCheck {
 	return &d
 }
 
+// WithoutEntityGuard is the claim prepared with no entity guard: facts are
+// matched on similarity, years and units alone. For a caller that has
+// already kept only the facts about the claim's entity (the labelling
+// rules, whose reading of names knows attributions, possessives and
+// abbreviated titles).
+func (c *ClaimCheck) WithoutEntityGuard() *ClaimCheck {
+	d := *c
+	d.entity = entity{}
+	return &d
+}
+
 // Verify is VerifyNumeric (or VerifyMention) of the prepared claim
 // against facts.
 func (c *ClaimCheck) Verify(facts []Fact) NumericCheck {

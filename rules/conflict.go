@@ -117,7 +117,7 @@ func numericVotes(in Input, o Options) []vote {
 		if len(facts[d]) == 0 {
 			continue
 		}
-		nc := in.numericCheck(facts[d], o.NumericPolicy)
+		nc := in.entityNumericCheck(facts[d], o.NumericPolicy)
 		if nc.Fact == nil || !in.sameYears(nc.Fact.Years) {
 			continue
 		}

@@ -65,13 +65,29 @@ func wordsOfText(s string) []word {
 		if prevEnd >= 0 {
 			gap = s[prevEnd:start]
 		}
-		out = append(out, word{
-			lower:    strings.ToLower(w),
+		lower := strings.ToLower(w)
+		// "Marsh Hospital's": the possessive names Marsh Hospital.
+		for _, suf := range []string{"'s", "’s"} {
+			if len(lower) > len(suf) && strings.HasSuffix(lower, suf) {
+				lower = lower[:len(lower)-len(suf)]
+			}
+		}
+		wd := word{
+			lower:    lower,
 			capital:  unicode.IsUpper(first),
 			joined:   prevEnd >= 0 && strings.TrimSpace(gap) == "",
 			sentence: prevEnd < 0 || endsSentence(gap),
 			unit:     strings.HasSuffix(gap, "/"),
-		})
+		}
+		// "St. Maren", "Mt. Olver": an abbreviated title is part of the
+		// name that follows, and reads as the word it abbreviates.
+		if n := len(out); n > 0 && strings.TrimSpace(gap) == "." && out[n-1].capital {
+			if full, ok := nameAbbreviations[out[n-1].lower]; ok {
+				out[n-1].lower = full
+				wd.joined, wd.sentence = true, false
+			}
+		}
+		out = append(out, wd)
 		prevEnd = i
 	}
 	return out
@@ -114,6 +130,23 @@ var commonInitials = map[string]bool{"a": true, "an": true, "one": true, "two": 
 	"she": true, "you": true, "i": true, "while": true, "although": true, "though": true, "because": true,
 	"if": true, "however": true, "according": true, "among": true, "between": true, "under": true, "with": true,
 	"from": true, "to": true, "of": true, "during": true, "after": true, "following": true}
+
+// nameAbbreviations are titles abbreviated before a name, read as the
+// words they abbreviate ("Mt. Olver" names Mount Olver).
+var nameAbbreviations = map[string]string{"st": "saint", "mt": "mount", "ft": "fort", "pt": "point", "dr": "doctor",
+	"mr": "mister", "mrs": "mrs", "ms": "ms", "prof": "professor", "gen": "general", "lt": "lieutenant",
+	"col": "colonel", "capt": "captain", "sgt": "sergeant", "rev": "reverend", "fr": "father", "sen": "senator"}
+
+// transparentHeads are place heads that name their "of" phrase: "the City
+// of Marrow" names Marrow. Other heads before "of" make another entity:
+// "the province of Leffe", "the University of Oxford".
+var transparentHeads = map[string]bool{"city": true, "town": true, "village": true, "municipality": true, "borough": true}
+
+// adminHeads are the lower-case heads that make another entity of their
+// "of" phrase ("the province of Leffe" is not the town Leffe).
+var adminHeads = map[string]bool{"province": true, "county": true, "state": true, "district": true, "region": true,
+	"diocese": true, "department": true, "prefecture": true, "canton": true, "governorate": true, "republic": true,
+	"kingdom": true, "duchy": true, "port": true, "isle": true, "university": true, "bank": true, "church": true}
 
 var weekdays = map[string]bool{"monday": true, "tuesday": true, "wednesday": true, "thursday": true,
 	"friday": true, "saturday": true, "sunday": true}
@@ -226,6 +259,16 @@ func extends(ws []word, i, dir int) bool {
 	if dir < 0 && !ws[i].joined || dir > 0 && !ws[j].joined {
 		return false
 	}
+	if dir < 0 && ws[i].lower == "of" {
+		// "the City of Marrow" names Marrow; "the province of Leffe",
+		// "the University of Oxford" name something else.
+		if transparentHeads[ws[j].lower] {
+			return false
+		}
+		if adminHeads[ws[j].lower] {
+			return true
+		}
+	}
 	return nameWord(ws, j)
 }
 
@@ -248,12 +291,48 @@ func (in Input) claimEntities() []string {
 	case strings.TrimSpace(in.Claim.Subject) != "":
 		out = []string{normName(in.Claim.Subject)}
 	default:
-		out = names(in.Claim.Text)
+		// The claim's subject: the first name it states, once an
+		// attribution ("…, the Interior Ministry said", "according to
+		// Statistics Norway") is set aside; a number is about its subject,
+		// not what it is compared with ("more than Kerrow Hospital").
+		if ns := names(withoutAttribution(in.Claim.Text)); len(ns) > 0 {
+			out = ns[:1]
+		}
 	}
 	if c != nil {
 		c.entities, c.entitiesRead = out, true
 	}
 	return out
+}
+
+// attributionCues open the part of a claim that says who stated it.
+var attributionCues = []string{"according to ", "as reported by ", " said", " says", " reported", " reports",
+	" announced", " stated", " estimated", " estimates"}
+
+// withoutAttribution is a claim's text without its attribution: a
+// leading "According to X," clause, or a trailing clause after a comma
+// that names the speaker ("…, the ministry said.").
+func withoutAttribution(s string) string {
+	lower := strings.ToLower(s)
+	if strings.HasPrefix(lower, "according to ") {
+		if i := strings.Index(s, ","); i > 0 {
+			return s[i+1:]
+		}
+	}
+	for _, cue := range attributionCues {
+		i := strings.Index(lower, cue)
+		if i <= 0 {
+			continue
+		}
+		// the clause the cue stands in starts at the comma before it
+		if c := strings.LastIndex(s[:i], ","); c > 0 {
+			return s[:c]
+		}
+		if strings.HasPrefix(cue, "according") {
+			return s[:i]
+		}
+	}
+	return s
 }
 
 // normName is a name as names gives it: its words lower-cased, joined by
@@ -308,17 +387,63 @@ func (in Input) namesAny(text string) bool {
 	return false
 }
 
+// factText is the text a passage fact speaks in, for telling what it is
+// about: the clause of its sentence that holds the number ("while in
+// Bavaria it is 50 km/h", "and North Holby had 31,000"), when that clause
+// names anything; else its sentence, when that names anything; else the
+// sentence before and its own (the fact's context: "It has 1,210 beds."
+// speaks of what the sentence before named).
+func (in Input) factText(f *lint.Fact) string {
+	if c := clauseOf(f.Description, f.Text); c != f.Description && in.namesAny(c) {
+		return c
+	}
+	if in.namesAny(f.Description) || f.Context == "" {
+		return f.Description
+	}
+	return f.Context
+}
+
+// clauseSeparators end one clause of a sentence and start another that
+// can speak of something else.
+var clauseSeparators = []string{", while ", ", whereas ", "; ", ", and ", ", but ", " while ", " whereas ",
+	", compared with ", " compared with ", ", compared to ", " compared to ", ", against ", ", versus ", " vs "}
+
+// clauseOf is the clause of a sentence that holds a number written as
+// number (the sentence itself when it has no separator, or the number is
+// not found).
+func clauseOf(sentence, number string) string {
+	at := strings.Index(sentence, number)
+	if at < 0 || number == "" {
+		return sentence
+	}
+	lower := strings.ToLower(sentence)
+	from, to := 0, len(sentence)
+	for _, sep := range clauseSeparators {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], sep)
+			if j < 0 {
+				break
+			}
+			j += i
+			if j+len(sep) <= at && j+len(sep) > from {
+				from = j + len(sep)
+			}
+			if j >= at+len(number) && j < to {
+				to = j
+			}
+			i = j + len(sep)
+		}
+	}
+	return sentence[from:to]
+}
+
 // factAboutEntity says whether a passage fact speaks of the claim's
-// entity: its own sentence names it, or names nothing and the sentence
-// before it (the fact's context) names it.
-func (in Input) factAboutEntity(sentenceText, context string) bool {
+// entity (in factText).
+func (in Input) factAboutEntity(f *lint.Fact) bool {
 	if len(in.claimEntities()) == 0 {
 		return true
 	}
-	if in.aboutEntity(sentenceText) {
-		return true
-	}
-	return !in.namesAny(sentenceText) && context != "" && in.aboutEntity(context)
+	return in.aboutEntity(in.factText(f))
 }
 
 // relevantFacts are the facts of a passage that speak of the claim's
@@ -328,11 +453,7 @@ func (in Input) factAboutEntity(sentenceText, context string) bool {
 // itself when every fact is relevant.
 func (in Input) relevantFacts(facts []lint.Fact) []lint.Fact {
 	keep := func(f *lint.Fact) bool {
-		ctx := f.Context
-		if ctx == "" {
-			ctx = f.Description
-		}
-		return in.factAboutEntity(f.Description, ctx) && !in.qualifierAbsent(ctx)
+		return in.factAboutEntity(f) && !in.qualifierAbsent(in.factText(f))
 	}
 	for i := range facts {
 		if keep(&facts[i]) {
@@ -353,7 +474,12 @@ func (in Input) relevantFacts(facts []lint.Fact) []lint.Fact {
 // location, population or condition qualifier.
 func (in Input) qualifierAbsent(text string) bool {
 	c := in.Claim
-	for _, q := range []string{c.Qualifiers.Location, c.Qualifiers.Population, c.Qualifiers.Condition} {
+	// A place is a name: the whole of it, in a row ("New York" is not
+	// "New Jersey … York").
+	if loc := strings.TrimSpace(c.Qualifiers.Location); loc != "" && !in.containsPhrase(text, loc) {
+		return true
+	}
+	for _, q := range []string{c.Qualifiers.Population, c.Qualifiers.Condition} {
 		for _, w := range contentWords(q) {
 			if !in.contains(text, w) {
 				return true
@@ -361,4 +487,10 @@ func (in Input) qualifierAbsent(text string) bool {
 		}
 	}
 	return false
+}
+
+// containsPhrase says whether text holds phrase's words in a row, in any
+// case.
+func (in Input) containsPhrase(text, phrase string) bool {
+	return strings.Contains(in.fold(text), fold(phrase))
 }

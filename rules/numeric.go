@@ -1,8 +1,12 @@
 package rules
 
 import (
+	"math"
+	"strings"
+
 	"github.com/claimaudit/claimaudit/label"
 	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/numeric"
 )
 
 // numeric: a number the evidence gives otherwise is a contradiction (the
@@ -25,10 +29,14 @@ func numericRule(in Input, o Options) (finding, bool) {
 	if o.NumericEffect == lint.EffectNone || !in.hasNumber() {
 		return finding{}, false
 	}
+	claimed, _ := numeric.FirstMention(in.Claim.Text)
+	claimChange := isChange(in.Claim.Text, claimed.Text)
 	var facts []lint.Fact
 	for _, p := range in.Passages {
 		for _, f := range in.relevantFacts(p.Facts) {
-			if in.sameYears(f.Years) {
+			// A change ("rose by 5%") is another quantity than a level
+			// ("was 61.4%").
+			if in.sameYears(f.Years) && isChange(f.Description, f.Text) == claimChange {
 				facts = append(facts, f)
 			}
 		}
@@ -38,12 +46,16 @@ func numericRule(in Input, o Options) (finding, bool) {
 	}
 	mismatch, bound := false, false
 	for i := range facts {
-		nc := in.numericCheck(facts[i:i+1], o.NumericPolicy)
+		nc := in.entityNumericCheck(facts[i:i+1], o.NumericPolicy)
 		switch nc.Status {
 		case lint.NumericVerified, lint.NumericOutdated:
 			return finding{}, false
 		case lint.NumericMismatch:
-			mismatch = true
+			// "451,000 residents" for 451,287: trailing zeros round, so a
+			// value they round to does not contradict the claim.
+			if !roundsTo(claimed.Quantity, facts[i].Value) {
+				mismatch = true
+			}
 		case lint.NumericConsistent:
 			bound = true
 		}
@@ -61,4 +73,56 @@ func numericRule(in Input, o Options) (finding, bool) {
 		f.label = label.None
 	}
 	return f, true
+}
+
+// roundsTo says whether a bare claimed value written with trailing zeros
+// ("451,000", "2,300") is v rounded at those zeros: such a figure may be
+// rounded, so v does not contradict it.
+func roundsTo(q numeric.Quantity, v float64) bool {
+	if q.Cmp != numeric.CmpValue || q.Negated || q.Kind != numeric.KindNumber || q.Decimals > 0 || q.Payload <= 0 ||
+		q.Payload != math.Trunc(q.Payload) || q.Payload > 1e15 {
+		return false
+	}
+	scale := q.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	mag := scale
+	for p := int64(q.Payload); p%10 == 0 && p > 0; p /= 10 {
+		mag *= 10
+	}
+	if mag == scale {
+		return false
+	}
+	return math.Round(v/mag) == math.Round(q.Value/mag)
+}
+
+// changeWords say that the number after them (after "by") is a change,
+// not a level.
+var changeWords = map[string]bool{"rose": true, "rise": true, "rises": true, "risen": true, "fell": true, "fall": true,
+	"falls": true, "fallen": true, "increased": true, "increase": true, "increases": true, "decreased": true,
+	"decrease": true, "decreases": true, "grew": true, "grow": true, "grows": true, "grown": true, "dropped": true,
+	"drop": true, "drops": true, "declined": true, "decline": true, "declines": true, "climbed": true, "jumped": true,
+	"up": true, "down": true, "cut": true, "raised": true, "reduced": true, "gained": true, "lost": true,
+	"growth": true, "improved": true, "slipped": true, "shrank": true, "expanded": true}
+
+// isChange says whether the number written as number in text states a
+// change ("rose by 5%", "an increase of 12%", "up 3%") rather than a level.
+func isChange(text, number string) bool {
+	at := strings.Index(text, number)
+	if at <= 0 || number == "" {
+		return false
+	}
+	ws := strings.Fields(strings.ToLower(text[:at]))
+	for i := len(ws) - 1; i >= 0 && i >= len(ws)-4; i-- {
+		w := strings.Trim(ws[i], ",;:()")
+		if changeWords[w] {
+			return true
+		}
+		if w != "by" && w != "of" && w != "a" && w != "an" && w != "some" && w != "about" && w != "nearly" && w != "almost" &&
+			w != "around" && w != "roughly" && w != "more" && w != "than" && w != "over" && w != "under" && w != "just" {
+			return false
+		}
+	}
+	return false
 }

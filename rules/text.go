@@ -113,8 +113,9 @@ type claimText struct {
 	check                            *lint.ClaimCheck
 	texts                            []textRead
 	entitiesRead                     bool
-	entities                         []string // claimEntities
-
+	entities                         []string         // claimEntities
+	unguarded                        *lint.ClaimCheck // the check without lint's entity guard (entityNumericCheck)
+	unguardedPolicy                  string
 }
 
 // textRead is a text's fold and years, read once in an Apply.
@@ -175,6 +176,34 @@ func (in Input) sameQuantity(f lint.Fact) bool {
 		c.words = &w
 	}
 	return sameQuantityOf(ms, c.words, f)
+}
+
+// entityNumericCheck is numericCheck of the claim's text against facts
+// already kept as speaking of the claim's entity (relevantFacts): lint's
+// own entity guard, which reads every capitalised word of the claim, is
+// not applied again. A claim that names nothing keeps the guard.
+func (in Input) entityNumericCheck(facts []lint.Fact, policy string) lint.NumericCheck {
+	if len(in.claimEntities()) == 0 {
+		return in.numericCheck(facts, policy)
+	}
+	c := in.claim
+	if c != nil && c.unguarded != nil && c.unguardedPolicy == policy {
+		return c.unguarded.Verify(facts)
+	}
+	var check *lint.ClaimCheck
+	switch {
+	case c != nil && c.check != nil:
+		check = c.check.WithPolicy(policy)
+	case in.Check != nil:
+		check = in.Check.WithPolicy(policy)
+	default:
+		check = lint.PrepareClaim(in.Claim.Text, lint.MatchOptions{Policy: policy})
+	}
+	check = check.WithoutEntityGuard()
+	if c != nil {
+		c.unguarded, c.unguardedPolicy = check, policy
+	}
+	return check.Verify(facts)
 }
 
 // numericCheck is numericCheck of the claim's text.

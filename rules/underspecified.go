@@ -23,7 +23,7 @@ func underspecified(in Input, _ Options) (finding, bool) {
 	lo, hi, years := math.Inf(1), math.Inf(-1), map[int]bool{}
 	for _, p := range in.Passages {
 		for _, f := range p.Facts {
-			if len(f.Years) != 1 || float64(f.Years[0]) == f.Value || !in.sameQuantity(f) || !aboutSubject(in, f.Context, f.Description) {
+			if len(f.Years) != 1 || float64(f.Years[0]) == f.Value || !in.sameQuantity(f) || !in.factAboutEntity(&f) {
 				continue
 			}
 			years[f.Years[0]] = true
@@ -34,23 +34,4 @@ func underspecified(in Input, _ Options) (finding, bool) {
 		return finding{label: label.Insufficient, flags: []string{FlagUnderspecified}}, true
 	}
 	return finding{}, false
-}
-
-// aboutSubject says whether a fact's context names the claim's subject
-// (its normalised entities, else its subject field); true when the claim
-// names none.
-func aboutSubject(in Input, context, description string) bool {
-	names := in.Claim.Normalization.Entities
-	if len(names) == 0 && in.Claim.Subject != "" {
-		names = []string{in.Claim.Subject}
-	}
-	if context == "" {
-		context = description
-	}
-	for _, n := range names {
-		if !in.contains(context, n) {
-			return false
-		}
-	}
-	return true
 }
