@@ -325,8 +325,9 @@ func TestNoGoldIsNullEverywhere(t *testing.T) {
 	out := buf.String()
 	assert.Regexp(t, `accuracy +│ — +│ +│ —`, out)
 	assert.NotContains(t, out, "0.000 [0.000")
-	assert.Contains(t, out, "warning: no gold labels")
-	assert.Contains(t, out, "warning: no temperature fitted: no labelled claims with logits")
+	assert.NotContains(t, out, "warning", "warnings are logged, not printed with the results")
+	assert.Contains(t, strings.Join(tab.Summary.Warnings, "\n"), "no gold labels")
+	assert.Contains(t, strings.Join(tab.Summary.Warnings, "\n"), "no temperature fitted: no labelled claims with logits")
 	assert.Regexp(t, `supported +│ [0-9]+ +│ 0\.[0-9]{3}`, out)
 	assert.NotContains(t, out, "gold \\ predicted", "no confusion matrix without gold")
 }
@@ -350,8 +351,8 @@ func TestDegenerateVerifierWarns(t *testing.T) {
 	assert.Equal(t, *s.Metrics["accuracy"], *s.Metrics["majority_accuracy"], "always insufficient is the majority baseline")
 	var buf bytes.Buffer
 	require.NoError(t, PrintTables(&buf, &s))
-	assert.Contains(t, buf.String(), "warning: degenerate verifier: it predicted insufficient for 100.0% of answered claims")
-	assert.Contains(t, buf.String(), "warning: degenerate verifier: accuracy")
+	assert.Contains(t, strings.Join(s.Warnings, "\n"), "degenerate verifier: it predicted insufficient for 100.0% of answered claims")
+	assert.Contains(t, strings.Join(s.Warnings, "\n"), "degenerate verifier: accuracy")
 	assert.Regexp(t, `majority-class baseline +│ 0\.[0-9]{3} +│ \[`, buf.String())
 	assert.Regexp(t, `degenerate verifier +│ YES`, buf.String())
 

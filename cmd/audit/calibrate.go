@@ -179,11 +179,11 @@ func printFit(e *env, fit reports.CalibrationFit, cf metrics.CrossFitResult) {
 	fmt.Fprintf(e.stdout, "ECE (10 bins) %s → %s, NLL %s → %s, Brier %s → %s (after: cross-fitted, out of sample)\n",
 		fmtNum(before.ECE10), fmtNum(after.ECE10), fmtNum(before.NLL), fmtNum(after.NLL), fmtNum(before.Brier), fmtNum(after.Brier))
 	if cf.FullAtBound {
-		fmt.Fprintf(e.stdout, "warning: the full-data fit is on its bound [%g, %g]\n", metrics.MinTemperature, metrics.MaxTemperature)
+		e.log.Warn(fmt.Sprintf("the full-data fit is on its bound [%g, %g]", metrics.MinTemperature, metrics.MaxTemperature))
 	}
 	for _, f := range cf.Folds {
 		if f.AtBound {
-			fmt.Fprintf(e.stdout, "warning: fold %d's fit is on its bound (T = %g)\n", f.Fold, f.Temperature)
+			e.log.Warn(fmt.Sprintf("fold %d's fit is on its bound (T = %g)", f.Fold, f.Temperature))
 		}
 	}
 }

@@ -74,8 +74,10 @@ failed gate, e.g.
 				return err
 			}
 			c.Gates = reports.Check(gates, c)
-			for _, w := range c.Warnings {
-				fmt.Fprintln(e.stderr, "warning: "+w)
+			if format != reports.DiffMarkdown {
+				// The markdown carries them itself, for the pull request:
+				// once is enough.
+				logWarnings(e, c.Warnings)
 			}
 			if format == reports.DiffJSON {
 				if err := printJSON(e, c); err != nil {

@@ -148,6 +148,7 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 		return usageErrorf("%s holds %s: a report never replaces a run's manifest; write it to another --out", c.out, describeRun(p))
 	}
 	in.SliceBy, in.PlotFormats = keys, formats
+	in.Progress = newProgressUnit(c.e, "metrics per slice", "claims")
 	t, err := audit.ComputeReports(cmd.Context(), in)
 	if err != nil {
 		return err
@@ -172,6 +173,7 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
+	logWarnings(c.e, t.Summary.Warnings)
 	return gateError(t.Summary.Gates)
 }
 

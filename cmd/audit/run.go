@@ -335,6 +335,8 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	o.ToolVersion, o.Log = version(), r.e.log
 	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
 	o.DecideProgress = newProgressUnit(r.e, "deciding and writing", "claims")
+	o.IndexProgress = newProgressUnit(r.e, "indexing", "passages")
+	o.ReportsProgress = newProgressUnit(r.e, "metrics per slice", "claims")
 	o.Stage = newStages(r.e)
 	internal, err := runInternal(o.OutDir, o.IndexDir)
 	if err != nil {
@@ -371,7 +373,7 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 		return cerr
 	}
 	if o.Resume {
-		fmt.Fprintf(r.e.stderr, "--resume: %s reused from %s\n", plural(res.CacheHits, "cached verdict"), filepath.Join(o.OutDir, ".cache"))
+		r.e.log.Info("--resume: cached verdicts reused", "verdicts", res.CacheHits, "cache", filepath.Join(o.OutDir, ".cache"))
 	}
 	if o.Shard.Sharded() {
 		fmt.Fprintf(r.e.stdout, "%s of shard %s → %s (run %s); calibration and reports: audit report --records over every shard's records.parquet\n",
@@ -384,6 +386,7 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	if perr := printRunSummary(r.e, res, o, r.asJSON); perr != nil {
 		return perr
 	}
+	logWarnings(r.e, res.Tables.Summary.Warnings)
 	if err != nil {
 		return &exitError{code: exitInternal, err: err}
 	}
