@@ -15,7 +15,7 @@ import (
 )
 
 // SchemaVersion of the Parquet files; bumped on any column change.
-const SchemaVersion = "4"
+const SchemaVersion = "5"
 
 // Evidence is one retrieved passage of a record.
 type Evidence struct {
@@ -84,8 +84,10 @@ type Record struct {
 	LogitInsuff    *float64   `parquet:"logit_insufficient,optional"`
 	Temperature    float64    `parquet:"temperature"`
 	Correct        *bool      `parquet:"correct,optional"`
-	Tier1FA        bool       `parquet:"tier1_fa"`
-	Tier2FA        bool       `parquet:"tier2_fa"`
+	// Tier1FA and Tier2FA are null when the gold label is unknown (a
+	// false accept is undefined there), false for an abstained claim.
+	Tier1FA        *bool      `parquet:"tier1_fa,optional"`
+	Tier2FA        *bool      `parquet:"tier2_fa,optional"`
 	Action         string     `parquet:"action,dict"`
 	Verdict        string     `parquet:"verdict,dict"`
 	NumericCheck   *string    `parquet:"numeric_check,optional,dict"`
@@ -142,6 +144,16 @@ type Record struct {
 	// over outputs (audit run --outputs: the claim's source_id); null in a
 	// run over a claims file.
 	OutputID *string `parquet:"output_id,optional"`
+
+	// VerifierConfidence is the calibrated probability of the verifier's
+	// own label (its argmax, verifier_label), beside Confidence, the
+	// probability of the final label; VerifierCorrect is verifier_label =
+	// gold_label. ECE and the reliability and risk–coverage plots read
+	// these two, over the answered labelled rows. Null where the verifier
+	// gave no probabilities (an error), VerifierCorrect also when abstained
+	// or the gold label is unknown.
+	VerifierConfidence *float64 `parquet:"verifier_confidence,optional"`
+	VerifierCorrect    *bool    `parquet:"verifier_correct,optional"`
 }
 
 // RowGroupRows bounds a row group, so readers stream large files.

@@ -146,7 +146,11 @@ func TestRecordsReadByArrow(t *testing.T) {
 	assert.EqualValues(t, 2, tbl.NumRows())
 	names := columnNames(tbl)
 	assert.Equal(t, "claim_id", names[0])
-	assert.Equal(t, []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank", "run_instance", "started_at", "output_id"}, names[len(names)-6:])
+	assert.Equal(t, []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank", "run_instance", "started_at", "output_id",
+		"verifier_confidence", "verifier_correct"}, names[len(names)-8:])
+	// tier1_fa is null when the gold label is unknown (c2), not false.
+	tier1 := tbl.Column(slices.Index(names, "tier1_fa")).Data().Chunk(0)
+	assert.Equal(t, 2, tier1.NullN(), "neither record sets tier1_fa: both null")
 	assert.Contains(t, names, "run_id")
 	ev := tbl.Schema().Field(27)
 	assert.Equal(t, "evidence", ev.Name)
