@@ -79,9 +79,11 @@ func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	dir, err := openOut(c.out, c.force)
+	// A run's folder (its help allows it) holds the run's index and
+	// verdict cache: they are the tool's, left as they are.
+	dir, err := outdir.Open(c.out, outdir.Options{Force: c.force, Internal: []string{".cache", "index", "index.building-*"}})
 	if err != nil {
-		return err
+		return &exitError{code: exitInput, err: err}
 	}
 	defer dir.Close()
 	commit, err := c.commitFor(dir.Prior(), runID)
