@@ -52,7 +52,7 @@ docs/format/reports.md.`,
 	f.StringVar(&records, "records", "", "records.parquet of a run (or give a run folder or a Parquet file as the argument)")
 	f.StringVar(&format, "format", "", "csv or jsonl (required)")
 	f.StringVar(&table, "table", "records", "with a run folder: which file ("+strings.Join(reports.ExportTables, ", ")+"); with a file, checked against its columns")
-	f.StringVar(&out, "out", "", "output file (default stdout)")
+	f.StringVar(&out, "out", "", "output file (default, or -: stdout)")
 	return cmd
 }
 
@@ -93,7 +93,7 @@ func writeExport(e *env, out string, write func(io.Writer) error) error {
 		}
 		return err
 	}
-	if out == "" {
+	if out == "" || out == "-" {
 		w := bufio.NewWriter(e.stdout)
 		if err := write(w); err != nil {
 			return inputErr(err)
