@@ -185,8 +185,12 @@ func (c *reviewCmd) importAnswers(cmd *cobra.Command) error {
 	for _, an := range a.List {
 		reviewers[an.Reviewer], claims[an.ClaimID] = true, true
 	}
-	fmt.Fprintf(c.e.stdout, "%d answers added to %s (%d in all: %d of %d queued claims, %d reviewers)\n",
-		len(a.List)-before, path, len(a.List), len(claims), len(q.Items), len(reviewers))
+	repeated := ""
+	if a.Repeated > 0 {
+		repeated = fmt.Sprintf("; %d identical to answers already recorded, skipped", a.Repeated)
+	}
+	fmt.Fprintf(c.e.stdout, "%d answers added to %s (%d in all: %d of %d queued claims, %d reviewers%s)\n",
+		len(a.List)-before, path, len(a.List), len(claims), len(q.Items), len(reviewers), repeated)
 	for _, line := range review.Agreement(a.List) {
 		fmt.Fprintln(c.e.stdout, line)
 	}
