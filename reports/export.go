@@ -332,7 +332,7 @@ func ParquetColumns(path string) (cols []string, err error) {
 	}
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("%s: not a Parquet file (%w)", path, err)
 	}
 	for _, fl := range pf.Schema().Fields() {
 		cols = append(cols, fl.Name())
