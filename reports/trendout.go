@@ -210,8 +210,8 @@ type trendPage struct {
 }
 
 type trendSeries struct {
-	Metric  string
-	Plot    template.URL
+	Metric    string
+	Plot      template.URL
 	Rows      []trendLine
 	Flagged   int
 	Improved  int
