@@ -142,3 +142,16 @@ func TestTrendInputDifferences(t *testing.T) {
 	same := []TrendRun{trendRunOf("a", 1, "accuracy", 0.8, nil, "y"), trendRunOf("b", 2, "accuracy", 0.8, nil, "y")}
 	assert.Empty(t, Trend(same, TrendOptions{}).InputDifferences())
 }
+
+// diff's warnings name settings as the command line does: the flag, values
+// as typed, a duration without trailing zero units; a --rules change does
+// not also warn of the stale rule's own setting.
+func TestSettingsDiffSpeaksFlags(t *testing.T) {
+	a := RunSettings{K: 5, AbstainBelow: 0.6, Rules: []string{"hedge", "stale"}, MaxEvidenceAge: "8760h0m0s"}
+	b := RunSettings{K: 5}
+	assert.Equal(t, []string{"--abstain-below differs: 0.6 in A, 0 in B", "--rules differs: hedge,stale in A, not set in B"}, settingsDiff(a, b))
+	b.Rules = a.Rules
+	b.MaxEvidenceAge = "720h0m0s"
+	b.AbstainBelow = 0.6
+	assert.Equal(t, []string{"--max-evidence-age differs: 8760h in A, 720h in B"}, settingsDiff(a, b))
+}
