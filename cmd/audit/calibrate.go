@@ -26,7 +26,10 @@ type calibrateCmd struct {
 func newCalibrateCmd(e *env) *cobra.Command {
 	c := &calibrateCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "calibrate --records F --out DIR [--sweep]",
+		Use: "calibrate --records F --out DIR [--sweep]",
+		Example: `  audit calibrate --records demo-out/records.parquet --out demo-out
+  audit calibrate --records demo-out/records.parquet --out cal --sweep
+  audit calibrate --records out/records.parquet --out cal --folds 10 --json`,
 		Short: "Fit a temperature to a run's logits and measure it out of sample",
 		Long: `calibrate reads records.parquet and cross-fits a temperature to the labelled claims'
 logits: the claims are split into --folds folds by --seed and their claim ids (as 'audit

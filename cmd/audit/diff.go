@@ -17,7 +17,10 @@ func newDiffCmd(e *env) *cobra.Command {
 	var seed uint64
 	var asJSON, all, allowInputs bool
 	cmd := &cobra.Command{
-		Use:   "diff A B [--format text|markdown|html|json] [--fail-on EXPR]",
+		Use: "diff A B [--format text|markdown|html|json] [--fail-on EXPR]",
+		Example: `  audit diff nightly/2026-05-01 nightly/2026-05-02
+  audit diff before after --format markdown > pr-comment.md
+  audit diff before after --fail-on 'broken>fixed,delta.accuracy.hi<0'`,
 		Short: "Compare two runs claim by claim (B − A): fixed, broken, McNemar, significant metric changes",
 		Long: `diff pairs two runs by claim_id — A and B are output folders or records.parquet files,
 A the baseline (last night's folder), B the new run — and prints:

@@ -45,7 +45,10 @@ type estimateCmd struct {
 func newEstimateCmd(e *env) *cobra.Command {
 	c := &estimateCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "estimate --run DIR --queue QUEUE [--reviews F] --out DIR [--fail-on EXPR]",
+		Use: "estimate --run DIR --queue QUEUE [--reviews F] --out DIR [--fail-on EXPR]",
+		Example: `  audit estimate --run demo-out --queue q --out est
+  audit estimate --run demo-out --queue q --out est --fail-on 'est_tier1_fa.hi>0.05'
+  audit estimate --run demo-out --queue q --reviews ann.jsonl --reviews bob.csv --out est --json`,
 		Short: "Estimate label shares, verifier accuracy and false-accept rates from human review (PPI++)",
 		Long:  estimateLong,
 		Args:  cobra.NoArgs,

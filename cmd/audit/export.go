@@ -17,7 +17,10 @@ import (
 func newExportCmd(e *env) *cobra.Command {
 	var records, format, out, table string
 	cmd := &cobra.Command{
-		Use:   "export [RUN_DIR | FILE.parquet] --format csv|jsonl [--table T] [--out F]",
+		Use: "export [RUN_DIR | FILE.parquet] --format csv|jsonl [--table T] [--out F]",
+		Example: `  audit export demo-out --format csv > records.csv
+  audit export demo-out --table metrics --format jsonl --out metrics.jsonl
+  audit export nightly-trend/trend.parquet --format csv`,
 		Short: "Write a run's Parquet files (records, metrics, ...) as CSV or JSONL, for readers without Parquet",
 		Long: `export reads a Parquet file audit wrote — a run folder (records.parquet unless --table
 names another), any of the tool's Parquet files by path (records, metrics, confusion,

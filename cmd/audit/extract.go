@@ -70,7 +70,10 @@ func newExtractCmd(e *env) *cobra.Command {
 	gofs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	lo := llm.Flags(gofs, "")
 	cmd := &cobra.Command{
-		Use:   "extract --input outputs.jsonl|answer.txt --out claims.jsonl",
+		Use: "extract --input outputs.jsonl|answer.txt --out claims.jsonl",
+		Example: `  audit extract --input outputs.jsonl --out claims.jsonl
+  audit extract --input answer.md --split paragraphs --out claims.jsonl
+  cat outputs.jsonl | audit extract --input - --out - | head`,
 		Short: "Extract atomic claims from model outputs (rule-based and deterministic, or an LLM)",
 		Long:  extractLong,
 		Args:  cobra.NoArgs,

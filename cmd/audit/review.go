@@ -55,7 +55,10 @@ type reviewCmd struct {
 func newReviewCmd(e *env) *cobra.Command {
 	c := &reviewCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "review --run DIR --n N --strategy S --out QUEUE | --import F --queue QUEUE",
+		Use: "review --run DIR --n N --strategy S --out QUEUE | --import F --queue QUEUE",
+		Example: `  audit review --run demo-out --n 80 --strategy stratified --out q
+  audit review --import answers-ann.jsonl --queue q
+  audit review --import q/queue.csv --queue q`,
 		Short: "Draw claims for human review (review.html, CSV) and import the answers",
 		Long:  reviewLong,
 		Args:  cobra.NoArgs,

@@ -127,13 +127,19 @@ type runCmd struct {
 func newRunCmd(e *env) *cobra.Command {
 	r := &runCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "run --corpus F [--spans F] (--claims F | --outputs F) [--gold F] --out DIR",
+		Use: "run --corpus F [--spans F] (--claims F | --outputs F) [--gold F] --out DIR",
+		Example: `  audit run --corpus corpus.jsonl --spans spans.jsonl --claims claims.jsonl --gold gold.jsonl --out out
+  audit run --corpus corpus.jsonl --outputs outputs.jsonl --out out --temperature-from labelled-run
+  audit run --corpus corpus.jsonl --claims claims.jsonl --gold gold.jsonl --out out \
+    --fail-on 'tier1_fa_conditional.hi>0.05,ece_10>0.10' --resume`,
 		Short: "Audit claims: retrieve evidence, verify in batches, decide, write records.parquet",
 		Long:  runLong,
 		Args:  cobra.NoArgs,
 		RunE:  r.run,
 	}
 	r.flags(cmd.Flags())
+	// Over 80 flags: grouped by purpose, each backend's options under it.
+	cmd.SetUsageFunc(groupedUsage(runFlagGroups, r.backends))
 	return cmd
 }
 

@@ -45,7 +45,10 @@ func newTrendCmd(e *env) *cobra.Command {
 	var window int
 	var force, allowInputs bool
 	cmd := &cobra.Command{
-		Use:   "trend DIR... --out DIR [--fail-on 'accuracy.drop>0.02']",
+		Use: "trend DIR... --out DIR [--fail-on 'accuracy.drop>0.02']",
+		Example: `  audit trend nightly --out nightly-trend
+  audit trend nightly --out nightly-trend --fail-on 'accuracy.drop>0.02,aurc.worse>0.01'
+  audit trend run-a run-b run-c --out t --metric accuracy,ece_10 --slice type=numeric`,
 		Short: "Metrics across many runs: trend.parquet, trend plots and trend.html; flag runs leaving the band, gate drops",
 		Long:  trendLong,
 		Args: func(cmd *cobra.Command, args []string) error {
