@@ -219,11 +219,11 @@ func (t *Tables) riskCoverageFigure() (*figure, error) {
 		}
 		r.Color, r.Width, r.Dashes = colGrey, vg.Points(1.5), dashed
 		p.Add(r)
-		what := fmt.Sprintf("random order (the verifier's error rate %.3f)", rate)
+		what := fmt.Sprintf("random order (error rate %.3f)", rate)
 		if acc := t.Summary.Metrics["accuracy"]; acc != nil && math.Abs(1-*acc-rate) > 0.0005 {
 			// The headline's accuracy is of the final labels, after the
 			// labelling rules; this curve ranks the verifier's argmax.
-			what = fmt.Sprintf("random order (the verifier's error rate %.3f; the final labels' %.3f)", rate, 1-*acc)
+			what = fmt.Sprintf("random order (error %.3f; final labels %.3f)", rate, 1-*acc)
 		}
 		f.addLegend(p, what, r)
 		maxRisk = math.Max(maxRisk, rate)

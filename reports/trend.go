@@ -387,7 +387,7 @@ func (t *TrendTable) change(g TrendGate, stage string) (float64, string) {
 	}
 	d := *last.Value - median(prev)
 	if g.Direction == "drop" || g.Direction == "worse" && WorseWay(g.Metric) == LowerIsWorse {
-		d = -d
+		d = 0 - d // never -0
 	}
 	return d, ""
 }
