@@ -138,7 +138,10 @@ func (b *bar) line(done, total int, now time.Time, width int) string {
 	count := fmt.Sprintf("%*d/%d", tw, done, total)
 	rate, eta := "", ""
 	if r, ok := b.rate.perSecond(now); ok {
-		rate = fmt.Sprintf("%s %s/s", humanRate(r), b.unit)
+		rate = humanRate(r) + "/s"
+		if b.unit != "" {
+			rate = humanRate(r) + " " + b.unit + "/s"
+		}
 		if done < total {
 			eta = shortDuration(time.Duration(float64(total-done)/r*float64(time.Second))) + " left"
 		}
@@ -151,6 +154,9 @@ func (b *bar) line(done, total int, now time.Time, width int) string {
 	label := field{utf8.RuneCountInString(b.label), b.label}
 	fPct, fCount := field{4, pct}, field{len(count), count}
 	fRate := field{len("99999 ") + utf8.RuneCountInString(b.unit) + len("/s"), rate}
+	if b.unit == "" {
+		fRate.w = len("99999/s")
+	}
 	fETA := field{len("59m59s left"), eta}
 	bar := field{-1, ""}
 	// The layouts, fullest first; the first whose fields leave the bar

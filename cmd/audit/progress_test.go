@@ -102,3 +102,17 @@ func TestProgressLogLinesHaveNoAbsurdRate(t *testing.T) {
 		assert.NotContains(t, l, "per_second", "no rate over a millisecond")
 	}
 }
+
+// A bar without a unit (the metrics of every slice: claims × slices) shows
+// a bare rate.
+func TestBarWithoutUnit(t *testing.T) {
+	c := newFakeClock()
+	b := &bar{w: &bytes.Buffer{}, width: func() int { return 80 }, label: "metrics per slice", now: c.now}
+	b.rate.observe(c.now(), 0)
+	c.add(2 * time.Second)
+	b.rate.observe(c.now(), 4000)
+	line := b.line(4000, 80000, c.now(), 80)
+	assert.Contains(t, line, " 2000/s ")
+	assert.NotContains(t, line, " /s")
+	assert.LessOrEqual(t, utf8.RuneCountInString(line), 79)
+}

@@ -151,7 +151,7 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 		return usageErrorf("%s holds %s: a report never replaces a run's manifest; write it to another --out", c.out, describeRun(p))
 	}
 	in.SliceBy, in.PlotFormats = keys, formats
-	in.Progress = newProgressUnit(c.e, "metrics per slice", "claims")
+	in.Progress = newProgressUnit(c.e, "metrics per slice", "")
 	t, err := audit.ComputeReports(cmd.Context(), in)
 	if err != nil {
 		return err

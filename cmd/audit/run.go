@@ -342,7 +342,7 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
 	o.DecideProgress = newProgressUnit(r.e, "deciding and writing", "claims")
 	o.IndexProgress = newProgressUnit(r.e, "indexing", "passages")
-	o.ReportsProgress = newProgressUnit(r.e, "metrics per slice", "claims")
+	o.ReportsProgress = newProgressUnit(r.e, "metrics per slice", "")
 	o.Stage = newStages(r.e)
 	internal, err := runInternal(o.OutDir, o.IndexDir)
 	if err != nil {

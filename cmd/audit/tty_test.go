@@ -99,7 +99,7 @@ var ttyMasks = []struct {
 }{
 	// a rate and the time left are shown once a second has passed: on a
 	// loaded machine a short stage may show them
-	{regexp.MustCompile(` +[0-9.]+ (claims|passages)/s( +\S+ left)?`), ""},
+	{regexp.MustCompile(` +[0-9.]+( claims| passages)?/s( +\S+ left)?`), ""},
 	{regexp.MustCompile(`[0-9]+(\.[0-9]+)?(µs|ms|s)\b`), "T"},
 }
 
