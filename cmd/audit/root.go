@@ -74,6 +74,9 @@ the verifier can be trusted.
 
 Exit codes: 0 success; 1 a --fail-on gate failed; 2 usage or input error;
 3 backend or internal failure; 130 interrupted.`,
+		Example: `  audit run --corpus corpus.jsonl --claims claims.jsonl --gold gold.jsonl --out out
+  audit diff nightly/2026-05-01 nightly/2026-05-02 --fail-on 'broken>fixed'
+  audit export out --format csv > records.csv`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(),
