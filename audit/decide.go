@@ -210,9 +210,15 @@ func recordLabel(rec *reports.Record, d decision, out metrics.Outcome) {
 		rec.RawPSupported, rec.RawPUnsupp, rec.RawPInsuff = ptr(d.raw[0]), ptr(d.raw[1]), ptr(d.raw[2])
 		rec.PSupported, rec.PUnsupported, rec.PInsufficient = ptr(d.p[0]), ptr(d.p[1]), ptr(d.p[2])
 		rec.Confidence = ptr(d.p[d.pred])
+		rec.VerifierConfidence = ptr(d.p[d.verifierPred])
 	}
 	if out.Abstained {
 		rec.AbstainReason = ptr(d.reason)
+		if out.Gold != metrics.Unknown {
+			// No false accept, and defined: the unconditional rates
+			// count abstained labelled claims.
+			rec.Tier1FA, rec.Tier2FA = ptr(false), ptr(false)
+		}
 		return
 	}
 	rec.PredictedLabel = ptr(label.Of(int(out.Predicted)).String())
@@ -224,8 +230,11 @@ func recordLabel(rec *reports.Record, d decision, out metrics.Outcome) {
 	}
 	if out.Gold != metrics.Unknown {
 		rec.Correct = ptr(out.Predicted == out.Gold)
-		rec.Tier1FA = out.Predicted == metrics.Supported && out.Gold != metrics.Supported
-		rec.Tier2FA = out.Predicted != metrics.Unsupported && out.Gold == metrics.Unsupported
+		rec.Tier1FA = ptr(out.Predicted == metrics.Supported && out.Gold != metrics.Supported)
+		rec.Tier2FA = ptr(out.Predicted != metrics.Unsupported && out.Gold == metrics.Unsupported)
+		if d.scored {
+			rec.VerifierCorrect = ptr(d.verifierPred == out.Gold)
+		}
 	}
 }
 

@@ -119,6 +119,10 @@ type Options struct {
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
 
 	Progress func(done, total int)
+	// IndexProgress, when set, is told of the passages indexed when the
+	// index is built; ReportsProgress of the metrics computed
+	// (reports.Input.Progress).
+	IndexProgress, ReportsProgress func(done, total int)
 	// DecideProgress, when set, is told of the claims decided and written
 	// (the decide_and_write stage: minutes at a million claims).
 	DecideProgress func(done, total int)
@@ -429,7 +433,7 @@ type index struct {
 // rebuilds it, saying why.
 func (o *Options) openIndex(ctx context.Context) (*index, error) {
 	ens, err := corpus.EnsureIndex(ctx, corpus.EnsureRequest{Dir: o.IndexDir, CorpusPath: o.CorpusPath, SpansPath: o.SpansPath,
-		Index: corpus.IndexOptions{Passages: o.Passages}})
+		Index: corpus.IndexOptions{Passages: o.Passages, Progress: o.IndexProgress}})
 	if err != nil {
 		return nil, err
 	}

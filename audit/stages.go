@@ -274,7 +274,7 @@ func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verif
 	defer heapLimit()()
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
 		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, verifierVersion, res),
-		Warnings: goldWarnings(in, o.GoldPath), Instance: o.Instance}
+		Warnings: goldWarnings(in, o.GoldPath), Instance: o.Instance, Progress: o.ReportsProgress}
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err

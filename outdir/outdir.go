@@ -94,22 +94,31 @@ type Folder struct {
 	prior     *Marker
 	foreign   []string
 	committed bool
+	// created: Open made the folder. Closed uncommitted (a refused or
+	// failed command), it is removed again when nothing else is in it,
+	// rather than left holding only the lock file.
+	created bool
 }
 
 // Open takes the folder (creating it), refuses it when another command
 // holds it or when it holds files the tool did not write, sweeps what killed
 // commands left, and makes a fresh staging folder.
 func Open(dir string, o Options) (*Folder, error) {
+	_, statErr := os.Lstat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output folder: %w", err)
 	}
+	created := errors.Is(statErr, fs.ErrNotExist)
 	unlock, err := lock(filepath.Join(dir, LockFile))
 	if err != nil {
+		if created {
+			os.Remove(dir)
+		}
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	f := &Folder{dir: dir, opts: o, unlock: unlock}
+	f := &Folder{dir: dir, opts: o, unlock: unlock, created: created}
 	if err := f.open(); err != nil {
-		unlock()
+		f.Close()
 		return nil, err
 	}
 	return f, nil
@@ -356,8 +365,17 @@ func (f *Folder) Close() error {
 		f.stage = ""
 	}
 	if f.unlock != nil {
+		if f.created && !f.committed {
+			// Ours, and nothing was committed: the lock file goes while
+			// we hold it, then the folder if nothing else is in it (an
+			// index a failed run built stays, and so does the folder).
+			os.Remove(filepath.Join(f.dir, LockFile))
+		}
 		f.unlock()
 		f.unlock = nil
+		if f.created && !f.committed {
+			os.Remove(f.dir)
+		}
 	}
 	return err
 }

@@ -25,7 +25,10 @@ type diffCmd struct {
 func newDiffCmd(e *env) *cobra.Command {
 	d := &diffCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "diff A B [--format text|markdown|html|json] [--fail-on EXPR]",
+		Use: "diff A B [--format text|markdown|html|json] [--fail-on EXPR]",
+		Example: `  audit diff nightly/2026-05-01 nightly/2026-05-02
+  audit diff before after --format markdown > pr-comment.md
+  audit diff before after --fail-on 'broken>fixed,delta.accuracy.hi<0'`,
 		Short: "Compare two runs claim by claim (B − A): fixed, broken, McNemar, significant metric changes",
 		Long: `diff pairs two runs by claim_id — A and B are output folders or records.parquet files,
 A the baseline (last night's folder), B the new run — and prints:
@@ -112,8 +115,10 @@ func (d *diffCmd) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	c.Gates = reports.Check(gates, c)
-	for _, w := range c.Warnings {
-		fmt.Fprintln(e.stderr, "warning: "+w)
+	if d.format != reports.DiffMarkdown {
+		// The markdown carries them itself, for the pull request: once
+		// is enough.
+		logWarnings(e, c.Warnings)
 	}
 	if d.format == reports.DiffJSON {
 		if err := printJSON(e, c); err != nil {

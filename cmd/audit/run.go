@@ -136,13 +136,19 @@ type runCmd struct {
 func newRunCmd(e *env) *cobra.Command {
 	r := &runCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "run --corpus F [--spans F] (--claims F | --outputs F) [--gold F] --out DIR",
+		Use: "run --corpus F [--spans F] (--claims F | --outputs F) [--gold F] --out DIR",
+		Example: `  audit run --corpus corpus.jsonl --spans spans.jsonl --claims claims.jsonl --gold gold.jsonl --out out
+  audit run --corpus corpus.jsonl --outputs outputs.jsonl --out out --temperature-from labelled-run
+  audit run --corpus corpus.jsonl --claims claims.jsonl --gold gold.jsonl --out out \
+    --fail-on 'tier1_fa_conditional.hi>0.05,ece_10>0.10' --resume`,
 		Short: "Audit claims: retrieve evidence, verify in batches, decide, write records.parquet",
 		Long:  runLong,
 		Args:  cobra.NoArgs,
 		RunE:  r.run,
 	}
 	r.flags(cmd.Flags())
+	// Over 80 flags: grouped by purpose, each backend's options under it.
+	cmd.SetUsageFunc(groupedUsage(runFlagGroups, r.backends))
 	return cmd
 }
 
@@ -425,6 +431,8 @@ func (r *runCmd) options(cmd *cobra.Command) (o audit.Options, closeSrc func(), 
 	o.ToolVersion, o.Log = version(), r.e.log
 	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
 	o.DecideProgress = newProgressUnit(r.e, "deciding and writing", "claims")
+	o.IndexProgress = newProgressUnit(r.e, "indexing", "passages")
+	o.ReportsProgress = newProgressUnit(r.e, "metrics per slice", "")
 	o.Stage = newStages(r.e)
 	return o, closeSrc, nil
 }
@@ -446,7 +454,7 @@ func (r *runCmd) interrupted(cmd *cobra.Command, o audit.Options, err error) err
 // summary.json); too many failed claims exit 3, a failed gate 1.
 func (r *runCmd) summarise(res *audit.Result, o audit.Options, runErr error) error {
 	if o.Resume {
-		fmt.Fprintf(r.e.stderr, "--resume: %s reused from %s\n", plural(res.CacheHits, "cached verdict"), filepath.Join(o.OutDir, ".cache"))
+		r.e.log.Info("--resume: cached verdicts reused", "verdicts", res.CacheHits, "cache", filepath.Join(o.OutDir, ".cache"))
 	}
 	if o.Shard.Sharded() {
 		fmt.Fprintf(r.e.stdout, "%s of shard %s → %s (run %s); calibration and reports: audit report --records over every shard's records.parquet\n",
@@ -459,6 +467,7 @@ func (r *runCmd) summarise(res *audit.Result, o audit.Options, runErr error) err
 	if perr := printRunSummary(r.e, res, o, r.asJSON); perr != nil {
 		return perr
 	}
+	logWarnings(r.e, res.Tables.Summary.Warnings)
 	if runErr != nil {
 		return &exitError{code: exitInternal, err: runErr}
 	}
@@ -577,8 +586,10 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 		stages = append(stages, fmt.Sprintf("%s %.2fs", s.name, time.Duration(s.d).Seconds()))
 	}
 	total, busy := tm.Total().Seconds(), time.Duration(tm.VerifyBusy).Seconds()
-	fmt.Fprintf(e.stdout, "time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
-		float64(res.Records)/total, busy, 100*busy/total)
+	// Two lines of under 80 columns: a terminal never breaks a number.
+	fmt.Fprintf(e.stdout, "time: %s,\n      %s\n", strings.Join(stages[:3], ", "), strings.Join(stages[3:], ", "))
+	fmt.Fprintf(e.stdout, "%.0f claims/s over %.2fs; the verifier was busy %.2fs (%.0f%%)\n",
+		float64(res.Records)/total, total, busy, 100*busy/total)
 	return nil
 }
 

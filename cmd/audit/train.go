@@ -49,7 +49,9 @@ type trainCmd struct {
 func newTrainCmd(e *env) *cobra.Command {
 	c := &trainCmd{e: e, p: lexical.Pipeline{MadeBy: "audit train", Retrieve: retrieve}}
 	cmd := &cobra.Command{
-		Use:   "train (--corpus F [--spans F] --claims F [--gold F] | --set DIR ...) --out weights.json",
+		Use: "train (--corpus F [--spans F] --claims F [--gold F] | --set DIR ...) --out weights.json",
+		Example: `  audit train --corpus corpus.jsonl --claims claims.jsonl --gold gold.jsonl --out weights.json
+  audit train --set data/fever --set data/hover --out weights.json`,
 		Short: "Fit the lexical verifier's weights on labelled claims",
 		Long:  trainLong,
 		Args:  cobra.NoArgs,
