@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"math"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/label"
@@ -51,11 +50,10 @@ func numericRule(in Input, o Options) (finding, bool) {
 		case lint.NumericVerified, lint.NumericOutdated:
 			return finding{}, false
 		case lint.NumericMismatch:
-			// "451,000 residents" for 451,287: trailing zeros round, so a
-			// value they round to does not contradict the claim.
-			if !roundsTo(claimed.Quantity, facts[i].Value) {
-				mismatch = true
-			}
+			// Under the run's --numeric-policy: auto reads a bare figure
+			// at the precision it is written in ("451,000" is not
+			// 451,287; "451 thousand" and "about 450,000" are).
+			mismatch = true
 		case lint.NumericConsistent:
 			bound = true
 		}
@@ -75,36 +73,20 @@ func numericRule(in Input, o Options) (finding, bool) {
 	return f, true
 }
 
-// roundsTo says whether a bare claimed value written with trailing zeros
-// ("451,000", "2,300") is v rounded at those zeros: such a figure may be
-// rounded, so v does not contradict it.
-func roundsTo(q numeric.Quantity, v float64) bool {
-	if q.Cmp != numeric.CmpValue || q.Negated || q.Kind != numeric.KindNumber || q.Decimals > 0 || q.Payload <= 0 ||
-		q.Payload != math.Trunc(q.Payload) || q.Payload > 1e15 {
-		return false
-	}
-	scale := q.Scale
-	if scale == 0 {
-		scale = 1
-	}
-	mag := scale
-	for p := int64(q.Payload); p%10 == 0 && p > 0; p /= 10 {
-		mag *= 10
-	}
-	if mag == scale {
-		return false
-	}
-	return math.Round(v/mag) == math.Round(q.Value/mag)
-}
-
 // changeWords say that the number after them (after "by") is a change,
 // not a level.
 var changeWords = map[string]bool{"rose": true, "rise": true, "rises": true, "risen": true, "fell": true, "fall": true,
 	"falls": true, "fallen": true, "increased": true, "increase": true, "increases": true, "decreased": true,
 	"decrease": true, "decreases": true, "grew": true, "grow": true, "grows": true, "grown": true, "dropped": true,
 	"drop": true, "drops": true, "declined": true, "decline": true, "declines": true, "climbed": true, "jumped": true,
-	"up": true, "down": true, "cut": true, "raised": true, "reduced": true, "gained": true, "lost": true,
+	"cut": true, "raised": true, "reduced": true, "gained": true, "lost": true,
 	"growth": true, "improved": true, "slipped": true, "shrank": true, "expanded": true}
+
+// phrasalUp are the verbs "up" and "down" complete ("made up 17%",
+// "came down to 40"): a level, not a change.
+var phrasalUp = map[string]bool{"made": true, "make": true, "makes": true, "making": true, "came": true, "come": true,
+	"comes": true, "add": true, "adds": true, "added": true, "sum": true, "sums": true, "summed": true, "ended": true,
+	"end": true, "ends": true, "wound": true, "broken": true, "broke": true, "set": true, "sets": true, "took": true, "take": true}
 
 // isChange says whether the number written as number in text states a
 // change ("rose by 5%", "an increase of 12%", "up 3%") rather than a level.
@@ -117,6 +99,10 @@ func isChange(text, number string) bool {
 	for i := len(ws) - 1; i >= 0 && i >= len(ws)-4; i-- {
 		w := strings.Trim(ws[i], ",;:()")
 		if changeWords[w] {
+			return true
+		}
+		// "up 3%", "down by 2%" — but "made up 17%" is a level
+		if (w == "up" || w == "down") && (i == 0 || !phrasalUp[strings.Trim(ws[i-1], ",;:()")]) {
 			return true
 		}
 		if w != "by" && w != "of" && w != "a" && w != "an" && w != "some" && w != "about" && w != "nearly" && w != "almost" &&

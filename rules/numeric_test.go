@@ -27,11 +27,15 @@ func TestNumericRule(t *testing.T) {
 		{"a percentage", "Unemployment in Dravo reached 7.5% in 2020.", "Unemployment in Dravo reached 9.1% in 2020.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
 		{"money", "The Pelk Museum ticket costs $25.", "The Pelk Museum ticket costs $40.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
 		{"as written", "Orlo Bay had 451,000 residents in 2021.", "Orlo Bay had 451,000 residents in 2021.", label.Supported, label.Supported, nil},
-		{"trailing zeros round", "Orlo Bay had 450,000 residents in 2021.", "Orlo Bay had 451,200 residents in 2021.", label.Supported, label.Supported, nil},
-		{"trailing zeros round, hundreds", "Tovik had 451,300 residents in 2018.", "Tovik had 451,287 residents in 2018.", label.Supported, label.Supported, nil},
-		{"trailing zeros round to another value", "Tovik had 460,000 residents in 2018.", "Tovik had 451,287 residents in 2018.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
+		// Under auto a bare figure is read at the precision it is written
+		// in: trailing zeros are digits (451 thousand would round).
+		{"as written, trailing zeros", "Orlo Bay had 450,000 residents in 2021.", "Orlo Bay had 451,200 residents in 2021.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
+		{"a scale word rounds", "Tovik had 451 thousand residents in 2018.", "Tovik had 451,287 residents in 2018.", label.Supported, label.Supported, nil},
+		{"about rounds", "Tovik had about 450,000 residents in 2018.", "Tovik had 451,287 residents in 2018.", label.Supported, label.Supported, nil},
 		{"digits as written", "Tovik had 451,295 residents in 2018.", "Tovik had 451,287 residents in 2018.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
 		{"a change is not a level", "Turnout in Brask rose by 5% in 2022.", "Turnout in Brask was 61.4% in 2022.", label.Supported, label.Supported, nil},
+		{"made up is a level", "International students made up 21% of enrolment at Elhal University in 2021.", "International students made up 17% of enrolment at Elhal University in 2021.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
+		{"up is a change", "Sales at Kadan Systems were up 14% in 2021.", "Sales at Kadan Systems were 140 million in 2021.", label.Supported, label.Supported, nil},
 		{"a change against a change", "Turnout in Brask rose by 5% in 2022.", "Turnout in Brask rose by 2% in 2022.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
 		{"an attribution is not the subject", "Pomra had 25,000 residents in 2022, the Interior Ministry said.", "Pomra had 18,000 residents in 2022.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
 		{"according to", "According to Statistics Norway, Pomra Hospital has 500 beds.", "Pomra Hospital has 300 beds.", label.Supported, label.Unsupported, []string{FlagNumericMismatch}},
