@@ -24,7 +24,7 @@ var runFlagGroups = []flagGroup{
 	{"Verifier (its backend's options are below)", []string{"verifier", "batch-size", "workers", "resume"}},
 	{"Calibration", []string{"calibrate", "temperature", "temperature-from", "folds", "min-calibration", "ece-threshold", "seed"}},
 	{"Decisions: abstention, numbers, labelling rules", []string{"abstain-below", "numeric-policy", "numeric-effect", "rules", "rule-effect",
-		"no-evidence", "authority", "max-evidence-age"}},
+		"no-evidence", "authority", "max-evidence-age", "as-of"}},
 	{"Sharding", []string{"shard", "shards"}},
 	{"Extraction (with --outputs)", []string{"split", "include-hedged", "include-contextual", "extractor"}},
 }
