@@ -7,13 +7,17 @@ STATICCHECK   := $(BIN)/staticcheck
 STATICCHECK_VERSION := v0.8.2   # staticcheck 2026.2, built for go 1.26
 DEMO_OUT      ?= demo-out
 BENCHTIME     ?= 1x
+# the version stamped into bin/audit (audit --version, every manifest.json): git
+# describe of the checkout; without git, the binary falls back to what Go embeds
+VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
 build:
-	$(GO) build -o $(BIN)/audit ./cmd/audit
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/audit ./cmd/audit
 
 ## test: the whole suite (the README's test command; CI runs it). The onnx
 ## backend's tests need ONNX Runtime: `make ort` fetches it first. DATA=folder
@@ -27,11 +31,14 @@ race: ort tokenizer-ref chromium
 $(STATICCHECK):
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(strip $(STATICCHECK_VERSION))
 
+## lint: gofmt, go vet, staticcheck, go.mod tidiness, and no function over 80 lines
+## but those tools/funclen/known.txt lists from before the check (tests aside)
 lint: $(STATICCHECK) tidy-check
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+	$(GO) run ./tools/funclen -max 80 -known tools/funclen/known.txt $$(git ls-files -co --exclude-standard '*.go' | grep -v '_test\.go$$')
 
 ## tidy-check: fail when go.mod/go.sum are not what `go mod tidy` makes
 tidy-check:
@@ -76,6 +83,28 @@ slurm-check: build
 bench: bench-e2e
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
+## bench-go: one package's Go benchmarks, as BENCHMARKS.md quotes them: PKG (one or
+## more packages, e.g. ./corpus), BENCH (a -bench regexp, default all), BENCHTIME
+## (default 1x), CPU (e.g. 1,2; optional). The environment passes through (ORT_LIB,
+## BENCH_DATA, ...)
+PKG   ?= ./...
+BENCH ?= .
+bench-go:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem $(if $(CPU),-cpu $(CPU)) $(PKG)
+
+## bench-gen: audit gen at GEN_SIZES claims (20,000 documents, seed 9) under GNU time:
+## wall time and peak RSS
+GEN_SIZES ?= 100000 1000000
+bench-gen: build
+	@for n in $(GEN_SIZES); do rm -rf $(E2E_DIR)/gen-$$n; \
+	  /usr/bin/time -f "$$n claims: wall %es, peak RSS %M KiB" $(BIN)/audit gen --out $(E2E_DIR)/gen-$$n \
+	    --claims $$n --docs 20000 --seed 9 > /dev/null; done
+
+## eval-sentences: the sentence splitter on pySBD's English golden rules (the figure
+## BENCHMARKS.md quotes)
+eval-sentences:
+	$(GO) test -count=1 -run PySBD -v ./sentence
+
 ## bench-e2e: audit run of a baseline (BASE, default the merge-base of HEAD with
 ## a55c553, the previous release) against the working tree, interleaved on the
 ## same generated data (seed 202, 10k documents) at E2E_SIZES claims, E2E_ROUNDS
@@ -89,6 +118,43 @@ BASE       ?= $(shell git merge-base HEAD a55c553)
 bench-e2e: build
 	bash bench/e2e/compare.sh $(BASE) $(BIN)/audit $(CURDIR)/.cache/bench-e2e "$(E2E_SIZES)" $(E2E_ROUNDS)
 
+## bench-retrieval: the project's BM25 against Xapian's (Debian python3-xapian,
+## installed here when apt-get can; skipped with a message otherwise) on one
+## generated corpus (seed 202), both engines one after the other on one thread,
+## on the same analysed terms; prints queries/s, p50/p99 and top-5 agreement.
+## DATA=DIR adds gold-evidence recall@5 for every real set holding gold_details.jsonl.
+RET_DIR  := .cache/bench-retrieval
+PYTHON3  ?= /usr/bin/python3
+bench-retrieval: build
+	$(BIN)/audit gen --out $(RET_DIR)/data --claims 10000 --docs 10000 --seed 202 > /dev/null
+	$(GO) run ./bench/retrieval -corpus $(RET_DIR)/data/corpus.jsonl -spans $(RET_DIR)/data/spans.jsonl \
+	  -claims $(RET_DIR)/data/claims.jsonl -index $(RET_DIR)/index -out $(RET_DIR)/out -export -label generated
+	@if ! $(PYTHON3) -c 'import xapian' 2>/dev/null; then \
+	  if command -v apt-get > /dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get install -y -q python3-xapian > /dev/null || { apt-get update -q > /dev/null && apt-get install -y -q python3-xapian > /dev/null; }; \
+	  elif command -v apt-get > /dev/null && command -v sudo > /dev/null; then \
+	    sudo apt-get install -y -q python3-xapian > /dev/null; \
+	  fi; fi
+	@if $(PYTHON3) -c 'import xapian' 2>/dev/null; then \
+	  $(PYTHON3) bench/retrieval/xapian_bm25.py $(RET_DIR)/out 5; \
+	else echo "bench-retrieval: Xapian comparison skipped: python3-xapian is not installed and apt-get is not available to install it"; fi
+	@for s in $(if $(DATA),$(REAL_SETS)); do \
+	  test -f $(DATA)/$$s/gold_details.jsonl || continue; \
+	  $(GO) run ./bench/retrieval -corpus $(DATA)/$$s/corpus.jsonl -spans $(DATA)/$$s/spans.jsonl -claims $(DATA)/$$s/claims.jsonl \
+	    -gold-details $(DATA)/$$s/gold_details.jsonl -index $(RET_DIR)/index-$$s -out $(RET_DIR)/out-$$s -label $$s || exit 1; \
+	done
+
+## same: records and tables of a baseline (BASE, as for bench-e2e) against the working
+## tree's on the demo and, with DATA, the four real sets: identical but for what two
+## executions differ in by design (bench/e2e/same.sh; the baseline built once into
+## .cache/bench-e2e)
+same: build
+	@base=$$(bash bench/e2e/base.sh $(BASE) $(CURDIR)/.cache/bench-e2e) && \
+	bash bench/e2e/same.sh $$base $(BIN)/audit $(CURDIR)/.cache/same $(DEMO) \
+	  $(if $(DATA),$(foreach s,$(REAL_SETS),$(DATA)/$(s)))
+
+## faults: the fault suite (docs/reliability.md): byte flips, truncations, a
+## full disk (a 64 KiB tmpfs where mounting one is allowed), SIGKILL and
 ## SIGINT/SIGTERM at random points, concurrent runs, hostile inputs; each case
 ## runs the built binary under a timeout
 faults: build ort
@@ -299,12 +365,16 @@ weights: build
 	$(BIN)/audit train $(TRAIN_SETS) --out adjudicate/lexical/weights.json
 
 ## weights-check: retrain from scratch (fresh indexes) and compare with the committed
-## weights byte for byte; skipped without DATA
+## weights byte for byte; skipped without DATA (an error with REQUIRE_DATA=1, as in CI).
+## When it fails, the features (or retrieval, or training) changed: make weights DATA=...,
+## re-measure make eval-real DATA=... (BENCHMARKS.md), make readme-figures UPDATE=1
 weights-check: build
-	@if ! $(HAVE_DATA); then echo "weights-check: skipped: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
+	@if ! $(HAVE_DATA); then echo "weights-check: $(if $(REQUIRE_DATA),FAILED,skipped): set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit $(if $(REQUIRE_DATA),1,0); fi; \
 	rm -rf $(GENERATED_SET) && $(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train $(TRAIN_SETS) --out $(LEXICAL)/weights.json && \
-	cmp $(LEXICAL)/weights.json adjudicate/lexical/weights.json && echo "weights-check: identical to the committed weights"
+	if cmp -s $(LEXICAL)/weights.json adjudicate/lexical/weights.json; then echo "weights-check: identical to the committed weights"; \
+	else diff adjudicate/lexical/weights.json $(LEXICAL)/weights.json | head -40; \
+	  echo "weights-check: FAILED: training now gives other weights than adjudicate/lexical/weights.json (above: < committed, > now): retrain with make weights DATA=..., re-measure make eval-real DATA=..., make readme-figures UPDATE=1, and commit them"; exit 1; fi
 ## chromium: Debian's chromium for the review.html browser test (review
 ## package), installed when it is missing and apt-get can (as root or with
 ## sudo); never fails: without a browser that one test skips, saying why
@@ -360,6 +430,14 @@ report-shot: demo
 	@if grep -qiE '<script|<img src=x|<b>bold' $(SHOT_DIR)/hostile.dom.html; then echo "report-shot: markup from the claims reached the page"; exit 1; fi
 	@grep -q '&lt;script&gt;document.title' $(SHOT_DIR)/hostile.dom.html || { echo "report-shot: the claim text is missing"; exit 1; }
 	@echo "report-shot: claim text with <script> rendered as text"
+
+## readme-figures: rerun the README's demo commands and compare every figure the
+## README quotes from them (its <!-- figures --> regions: the terminal tables, counts,
+## rates, an output's row) with what bin/audit prints; fails with the diff when they
+## drift. After a change that moves them: make readme-figures UPDATE=1, and commit
+## README.md. CI runs it.
+readme-figures: build
+	$(GO) run ./tools/readmefigures -bin $(BIN)/audit $(if $(UPDATE),-update) README.md
 
 ## demo-data: regenerate the committed demo set (seed 2026; weights use other seeds)
 demo-data:

@@ -149,6 +149,32 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	if c.Label.Valid() {
 		rec.GoldLabel = ptr(c.Label.String())
 	}
+	o.recordEvidence(&rec, v, d)
+	o.recordRules(&rec, d)
+	// The one redaction, on the joined string (never a piece of it).
+	rec.Rationale = o.red.Redact(rec.Rationale)
+	recordLabel(&rec, d, out)
+	if out.EvidenceRanks != nil {
+		rec.GoldEvidence = v.GoldEvidence
+		got, _ := out.EvidenceRetrieved()
+		rec.GoldEvidenceRetrieved = ptr(got)
+		if r := out.FirstEvidenceRank(); r > 0 {
+			rec.GoldEvidenceRank = ptr(int32(r))
+		}
+	}
+	if _, ok := o.outputIndex()[c.SourceID]; ok {
+		rec.OutputID = ptr(c.SourceID)
+	}
+	rec.Action = ClaimAction(out.Abstained, out.Predicted, rec.Confidence, o.branches(c.SourceID), o.branchAt)
+	rec.Verdict = metrics.VerdictOf(out, d.t)
+	recordNumeric(&rec, d.numeric)
+	return rec
+}
+
+// recordEvidence writes the passages retrieved, the one the verdict rests
+// on (the fallback verifier's when it decided) and, when adjudication
+// failed, the error and why (the rationale is redacted by the caller).
+func (o *Options) recordEvidence(rec *reports.Record, v verified, d decision) {
 	for _, p := range v.Passages {
 		e := reports.Evidence{DocID: p.DocID, Start: int64(p.Start), End: int64(p.End), Score: p.Score,
 			PassageID: p.ID, Snippet: reports.Snippet(p.Text)}
@@ -172,62 +198,68 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 			rec.EvidenceUsed = &reports.EvidenceUsed{PassageID: v.Passages[i].ID, Rank: int32(i + 1)}
 		}
 	}
-	o.recordRules(&rec, d)
-	// The one redaction, on the joined string (never a piece of it).
-	rec.Rationale = o.red.Redact(rec.Rationale)
+}
+
+// recordLabel writes the decision: the scores of a scored claim (logits,
+// raw and calibrated probabilities, confidence), then the abstention's
+// reason or the label with what decided it and, against gold, whether it
+// is right and a false accept.
+func recordLabel(rec *reports.Record, d decision, out metrics.Outcome) {
 	if d.scored {
 		z := out.Logits
 		rec.LogitSupported, rec.LogitUnsupp, rec.LogitInsuff = ptr(z[0]), ptr(z[1]), ptr(z[2])
 		rec.RawPSupported, rec.RawPUnsupp, rec.RawPInsuff = ptr(d.raw[0]), ptr(d.raw[1]), ptr(d.raw[2])
 		rec.PSupported, rec.PUnsupported, rec.PInsufficient = ptr(d.p[0]), ptr(d.p[1]), ptr(d.p[2])
 		rec.Confidence = ptr(d.p[d.pred])
+		rec.VerifierConfidence = ptr(d.p[d.verifierPred])
 	}
 	if out.Abstained {
 		rec.AbstainReason = ptr(d.reason)
-	} else {
-		rec.PredictedLabel = ptr(label.Of(int(out.Predicted)).String())
-		if d.scored {
-			rec.VerifierLabel = ptr(label.Of(int(d.verifierPred)).String())
-		}
-		if d.rule != "" {
-			rec.DecidedBy = ptr(d.rule)
-		}
 		if out.Gold != metrics.Unknown {
-			rec.Correct = ptr(out.Predicted == out.Gold)
-			rec.Tier1FA = out.Predicted == metrics.Supported && out.Gold != metrics.Supported
-			rec.Tier2FA = out.Predicted != metrics.Unsupported && out.Gold == metrics.Unsupported
+			// No false accept, and defined: the unconditional rates
+			// count abstained labelled claims.
+			rec.Tier1FA, rec.Tier2FA = ptr(false), ptr(false)
+		}
+		return
+	}
+	rec.PredictedLabel = ptr(label.Of(int(out.Predicted)).String())
+	if d.scored {
+		rec.VerifierLabel = ptr(label.Of(int(d.verifierPred)).String())
+	}
+	if d.rule != "" {
+		rec.DecidedBy = ptr(d.rule)
+	}
+	if out.Gold != metrics.Unknown {
+		rec.Correct = ptr(out.Predicted == out.Gold)
+		rec.Tier1FA = ptr(out.Predicted == metrics.Supported && out.Gold != metrics.Supported)
+		rec.Tier2FA = ptr(out.Predicted != metrics.Unsupported && out.Gold == metrics.Unsupported)
+		if d.scored {
+			rec.VerifierCorrect = ptr(d.verifierPred == out.Gold)
 		}
 	}
-	if out.EvidenceRanks != nil {
-		rec.GoldEvidence = v.GoldEvidence
-		got, _ := out.EvidenceRetrieved()
-		rec.GoldEvidenceRetrieved = ptr(got)
-		if r := out.FirstEvidenceRank(); r > 0 {
-			rec.GoldEvidenceRank = ptr(int32(r))
+}
+
+// recordNumeric writes the numeric check of a claim that states a number:
+// its status, policy and reason, and the passage's value it was matched
+// with (or the nearest one).
+func recordNumeric(rec *reports.Record, nc *lint.NumericCheck) {
+	if nc == nil {
+		return
+	}
+	rec.NumericCheck, rec.NumericPolicy, rec.NumericReason = ptr(nc.Status), ptr(nc.Policy), ptr(nc.Reason)
+	f := nc.Fact
+	if f == nil {
+		f = nc.Nearest
+	}
+	if f != nil {
+		rec.NumericFactID, rec.NumericFactValue = ptr(f.ID), ptr(f.Value)
+		if f.Unit != "" {
+			rec.NumericFactUnit = ptr(f.Unit)
+		}
+		if len(f.Years) > 0 {
+			rec.NumericFactYear = ptr(int64(f.Years[0]))
 		}
 	}
-	if _, ok := o.outputIndex()[c.SourceID]; ok {
-		rec.OutputID = ptr(c.SourceID)
-	}
-	rec.Action = ClaimAction(out.Abstained, out.Predicted, rec.Confidence, o.branches(c.SourceID), o.branchAt)
-	rec.Verdict = metrics.VerdictOf(out, d.t)
-	if nc := d.numeric; nc != nil {
-		rec.NumericCheck, rec.NumericPolicy, rec.NumericReason = ptr(nc.Status), ptr(nc.Policy), ptr(nc.Reason)
-		f := nc.Fact
-		if f == nil {
-			f = nc.Nearest
-		}
-		if f != nil {
-			rec.NumericFactID, rec.NumericFactValue = ptr(f.ID), ptr(f.Value)
-			if f.Unit != "" {
-				rec.NumericFactUnit = ptr(f.Unit)
-			}
-			if len(f.Years) > 0 {
-				rec.NumericFactYear = ptr(int64(f.Years[0]))
-			}
-		}
-	}
-	return rec
 }
 
 // branches is seed 004's branch count of a claim: its output's attempt

@@ -9,6 +9,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/rules"
 )
 
 // item is a claim on its way through the scheduler, with its position in
@@ -143,6 +144,9 @@ func (o *Options) retriever(ix *index) (r Retriever, warn func()) {
 			unknown.first = append(unknown.first, claimID+"→"+citeID)
 		}
 	}}
+	if o.Rules.Effect != rules.EffectFlag {
+		r.Glossary = o.glossary // flag only: the claim is judged as written
+	}
 	return r, func() {
 		// A cite that names nothing in the corpus is the claim's (or the
 		// corpus's) defect: said once, with the first few, never dropped

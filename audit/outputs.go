@@ -425,8 +425,8 @@ func claimFlags(rec reports.Record, e LedgerEntry) []string {
 	case ReasonError:
 		f = append(f, FlagError)
 	}
-	if rec.NumericCheck != nil && *rec.NumericCheck == lint.NumericMismatch {
-		f = append(f, FlagNumericMismatch)
+	if rec.NumericCheck != nil && *rec.NumericCheck == lint.NumericMismatch && !slices.Contains(f, FlagNumericMismatch) {
+		f = append(f, FlagNumericMismatch) // the numeric rule flags it too
 	}
 	if e.Importance == "critical" && !e.Cited {
 		f = append(f, FlagUncitedCritical)

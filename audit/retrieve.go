@@ -21,11 +21,19 @@ type Retriever struct {
 	// passage (span) nor a document of the index; it may be called from
 	// several goroutines at once.
 	UnknownCite func(claimID, citeID string)
+	// Glossary, when set, restates a claim that restates a defined term
+	// through its definition with the term (corpus.Glossary.Restate): the
+	// search and the verifier read the claim so restated.
+	Glossary *corpus.Glossary
 }
 
 // Pair retrieves a claim's passages.
 func (r Retriever) Pair(ctx context.Context, c claims.Claim) (adjudicate.Pair, error) {
-	pair := adjudicate.Pair{ClaimID: c.ID, Claim: c.Text}
+	text := c.Text
+	if restated, _, ok := r.Glossary.Restate(text); ok {
+		text = restated
+	}
+	pair := adjudicate.Pair{ClaimID: c.ID, Claim: text}
 	seen := map[string]bool{}
 	add := func(h corpus.Hit, cited bool) {
 		if seen[h.ID] || len(pair.Passages) >= r.K {
@@ -44,7 +52,7 @@ func (r Retriever) Pair(ctx context.Context, c claims.Claim) (adjudicate.Pair, e
 			add(h, true)
 			continue
 		}
-		hits, err := r.Index.SearchWithin(ctx, c.Text, id, r.K)
+		hits, err := r.Index.SearchWithin(ctx, text, id, r.K)
 		if err != nil {
 			return pair, err
 		}
@@ -59,7 +67,7 @@ func (r Retriever) Pair(ctx context.Context, c claims.Claim) (adjudicate.Pair, e
 			add(h, true)
 		}
 	}
-	hits, err := r.Index.Search(ctx, c.Text, r.K)
+	hits, err := r.Index.Search(ctx, text, r.K)
 	if err != nil {
 		return pair, fmt.Errorf("retrieve for claim %s: %w", c.ID, err)
 	}

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/label"
+	"github.com/claimaudit/claimaudit/lint"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/rules"
@@ -133,6 +136,9 @@ func (o *Options) withRules(v verified, d decision, fc *factCache, docs docIndex
 	}
 	in := rulesInput(v.Claim, v.Passages, v.Verdict.Passage, d, perPassage, docs, fc)
 	in.Check = d.claim
+	if _, terms, ok := o.glossary.Restate(v.Claim.Text); ok {
+		in.Definitions = terms // as the retriever restated it
+	}
 	if d.reason == ReasonError && v.Fallback != nil {
 		in.Fallback = label.Of(int(metrics.Argmax(metrics.Softmax(v.Fallback.Logits, 1))))
 		in.Deciding = v.Fallback.Passage
@@ -225,6 +231,9 @@ func (r RuleOptions) describe(s *reports.RunSettings) {
 	if r.MaxAge > 0 {
 		s.MaxEvidenceAge = r.MaxAge.String()
 	}
+	if r.Enabled[rules.Stale] && !r.Today.IsZero() {
+		s.AsOf = r.Today.Format(time.DateOnly)
+	}
 }
 
 // replayRules takes again, for a shard's record re-decided at the merged
@@ -232,8 +241,17 @@ func (r RuleOptions) describe(s *reports.RunSettings) {
 // (rules.Replay): a rule whose label now differs from the re-decided one
 // decides, as in a run.
 func replayRules(r reports.Record, out metrics.Outcome, t float64, s reports.RunSettings) metrics.Outcome {
-	if len(s.Rules) == 0 || len(r.Flags) == 0 || out.Abstained || !out.Scored {
+	if len(s.Rules) == 0 || len(r.Flags) == 0 || !out.Scored {
 		return out
+	}
+	so := label.Of(int(out.Predicted))
+	if out.Abstained {
+		// An undecided claim is decided again by the no_evidence rule
+		// alone, as in a run (and not under --no-evidence abstain).
+		if len(r.Evidence) > 0 || s.NoEvidence == rules.NoEvidenceAbstain || !slices.Contains(r.Flags, rules.FlagNoEvidence) {
+			return out
+		}
+		so = label.None
 	}
 	authority := label.None
 	if r.Rule != nil && *r.Rule == rules.Conflict && r.RuleLabel != nil {
@@ -241,14 +259,14 @@ func replayRules(r reports.Record, out metrics.Outcome, t float64, s reports.Run
 	} else if r.VerifierLabel != nil {
 		authority = label.Label(*r.VerifierLabel)
 	}
-	res := rules.Replay(r.Flags, label.Of(int(out.Predicted)), authority, rules.Effect(s.RuleEffect))
+	res := rules.Replay(r.Flags, so, authority, rules.Effect(s.RuleEffect), lint.NumericEffect(s.NumericEffect) == lint.EffectFlag)
 	out.Rule, out.RuleLabel = metrics.NameOf(res.Rule), metrics.Unknown
 	if res.Rule != "" {
 		out.RuleLabel = metrics.Class(res.RuleLabel.Index())
 		out.VerifierLabel = metrics.Argmax(metrics.Softmax(out.Logits, t))
 	}
 	if res.DecidedBy != "" {
-		out.Predicted = metrics.Class(res.Label.Index())
+		out.Predicted, out.Abstained = metrics.Class(res.Label.Index()), false
 	}
 	return out
 }

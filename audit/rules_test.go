@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/lexical"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/rules"
 	"github.com/stretchr/testify/require"
@@ -17,11 +19,17 @@ import (
 // labelling-rule layer existed: the committed demo's labels, decisions,
 // confidences and run id, claim by claim, as that pipeline wrote them
 // (testdata/demo-records-before-rules.tsv); the new columns are empty.
+// The verifier is the one of then: the embedded weights as they were
+// (testdata/weights-before-rules.json; the embedded ones have since been
+// retrained).
 func TestRulesNoneReproducesTheRecordsBeforeRules(t *testing.T) {
 	none, err := rules.Parse("none")
 	require.NoError(t, err)
 	out := t.TempDir()
 	o := demoOptions(t, out)
+	o.NewVerifier = func(s adjudicate.CorpusStats) (adjudicate.Verifier, error) {
+		return lexical.New("testdata/weights-before-rules.json", s)
+	}
 	o.Seed = 1 // audit run's default
 	o.Rules = RuleOptions{Options: rules.Options{Enabled: none, Effect: rules.EffectOverride}}
 	_, err = Run(context.Background(), o)

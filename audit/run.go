@@ -36,6 +36,10 @@ const (
 
 // Options configure Run.
 type Options struct {
+	// glossary is the corpus's definitions (corpus.ReadGlossary), read by
+	// Run before retrieval.
+	glossary *corpus.Glossary
+
 	CorpusPath, SpansPath, ClaimsPath, GoldPath string
 	OutDir                                      string
 	// red redacts the verifier's secrets from every string the run writes
@@ -115,6 +119,10 @@ type Options struct {
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
 
 	Progress func(done, total int)
+	// IndexProgress, when set, is told of the passages indexed when the
+	// index is built; ReportsProgress of the metrics computed
+	// (reports.Input.Progress).
+	IndexProgress, ReportsProgress func(done, total int)
 	// DecideProgress, when set, is told of the claims decided and written
 	// (the decide_and_write stage: minutes at a million claims).
 	DecideProgress func(done, total int)
@@ -218,6 +226,15 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	version := versionOf(v, o.VerifierName)
 	res.RunID = runID(in, ix, *o, version)
 	res.IgnoredGold = in.ignoredGold
+	// The corpus's definitions (the definition rule): a claim that
+	// restates a defined term through its definition is retrieved and
+	// verified with the term — under --rule-effect flag it is only
+	// flagged.
+	if o.Rules.on(rules.Definition) {
+		if o.glossary, err = corpus.ReadGlossary(ctx, o.CorpusPath, o.SpansPath); err != nil {
+			return nil, fmt.Errorf("read the corpus's definitions: %w", err)
+		}
+	}
 	sp, err := timed(st, "retrieve_and_verify", &tm.RetrieveAndVerify, func() (*spool, error) { return o.retrieveAndVerify(ctx, in, ix, v, res) })
 	if err != nil {
 		return nil, err
@@ -305,8 +322,10 @@ func (o *Options) defaults() {
 		o.NumericPolicy = numeric.PolicyAuto
 	}
 	if o.NumericEffect == "" {
-		o.NumericEffect = lint.EffectFlag
+		o.NumericEffect = lint.EffectRule
 	}
+	// The rules check numbers as the run does.
+	o.Rules.NumericPolicy, o.Rules.NumericEffect = o.NumericPolicy, o.NumericEffect
 	if o.Outputs != nil && o.outputsByID == nil {
 		o.outputsByID = make(map[string]OutputMeta, len(o.Outputs))
 		for _, m := range o.Outputs {
@@ -318,6 +337,11 @@ func (o *Options) defaults() {
 	}
 	if o.Instance.ID == "" {
 		o.Instance = reports.NewInstance(time.Now())
+	}
+	if o.Rules.Today.IsZero() {
+		// An undated claim's evidence is aged against the run's date.
+		t := time.UnixMilli(o.Instance.Millis()).UTC()
+		o.Rules.Today = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	}
 }
 
@@ -412,7 +436,7 @@ type index struct {
 // rebuilds it, saying why.
 func (o *Options) openIndex(ctx context.Context) (*index, error) {
 	ens, err := corpus.EnsureIndex(ctx, corpus.EnsureRequest{Dir: o.IndexDir, CorpusPath: o.CorpusPath, SpansPath: o.SpansPath,
-		Index: corpus.IndexOptions{Passages: o.Passages}})
+		Index: corpus.IndexOptions{Passages: o.Passages, Progress: o.IndexProgress}})
 	if err != nil {
 		return nil, err
 	}
@@ -559,7 +583,7 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 		// configurations stay what they were before settings were hashed.
 		fmt.Fprintf(h, "passages=%d/%d/%d\n", p.WindowSentences, p.WindowStride, p.MaxChars)
 	}
-	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectFlag {
+	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectRule {
 		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
 	}
 	if r := o.Rules; len(r.Enabled) > 0 {

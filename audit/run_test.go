@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate/lexical"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/stretchr/testify/assert"
@@ -172,6 +174,48 @@ func TestFailingBackendGivesPerClaimErrors(t *testing.T) {
 	}
 }
 
+// Without gold every column that needs it is null, never false: a
+// notebook's mean of tier1_fa is then undefined, not a false-accept rate
+// of 0.
+func TestUnlabelledRecordsAreNull(t *testing.T) {
+	out := t.TempDir()
+	o := demoOptions(t, out)
+	o.GoldPath = ""
+	_, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	rs := records(t, out)
+	require.Len(t, rs, 600)
+	for _, r := range rs {
+		assert.Nil(t, r.GoldLabel)
+		assert.Nil(t, r.Correct, r.ClaimID)
+		assert.Nil(t, r.Tier1FA, r.ClaimID)
+		assert.Nil(t, r.Tier2FA, r.ClaimID)
+		assert.Nil(t, r.VerifierCorrect, r.ClaimID)
+		require.NotNil(t, r.VerifierConfidence, "the verifier's confidence needs no gold")
+		assert.GreaterOrEqual(t, *r.VerifierConfidence, 1.0/3)
+	}
+}
+
+// ECE computed in a notebook from verifier_confidence and verifier_correct
+// equals the run's (from confidence and correct, the final labels', it
+// differs once a labelling rule changes labels: the demo's 0.255 against
+// 0.100 with every rule on).
+func TestECEFromVerifierColumns(t *testing.T) {
+	out := t.TempDir()
+	res, err := Run(context.Background(), demoOptions(t, out))
+	require.NoError(t, err)
+	var vconf []float64
+	var vok []bool
+	for _, r := range records(t, out) {
+		if r.Abstained || r.VerifierCorrect == nil {
+			continue
+		}
+		vconf, vok = append(vconf, *r.VerifierConfidence), append(vok, *r.VerifierCorrect)
+	}
+	want := *res.Tables.Summary.Metrics["ece_10"]
+	assert.InDelta(t, want, metrics.TopLabelECE(vconf, vok, 10), 1e-12)
+}
+
 func TestRecordColumns(t *testing.T) {
 	out := t.TempDir()
 	o := demoOptions(t, out)
@@ -189,11 +233,20 @@ func TestRecordColumns(t *testing.T) {
 			assert.Nil(t, r.Correct)
 			assert.Less(t, *r.Confidence, 0.6)
 			assert.Equal(t, "ABSTAIN", r.Action)
+			assert.Equal(t, ptr(false), r.Tier1FA, "labelled and abstained: no false accept")
+			assert.Nil(t, r.VerifierCorrect)
 			continue
 		}
 		require.NotNil(t, r.PredictedLabel)
 		assert.Equal(t, *r.PredictedLabel == *r.GoldLabel, *r.Correct)
-		assert.Equal(t, *r.PredictedLabel == "supported" && *r.GoldLabel != "supported", r.Tier1FA)
+		require.NotNil(t, r.Tier1FA)
+		assert.Equal(t, *r.PredictedLabel == "supported" && *r.GoldLabel != "supported", *r.Tier1FA)
+		assert.Equal(t, *r.PredictedLabel != "unsupported" && *r.GoldLabel == "unsupported", *r.Tier2FA)
+		// The verifier's own confidence is its argmax's probability, and
+		// verifier_correct its label against gold.
+		p := []float64{*r.PSupported, *r.PUnsupported, *r.PInsufficient}
+		assert.Equal(t, slices.Max(p), *r.VerifierConfidence)
+		assert.Equal(t, *r.VerifierLabel == *r.GoldLabel, *r.VerifierCorrect)
 		assert.InDelta(t, 1, *r.PSupported+*r.PUnsupported+*r.PInsufficient, 1e-9)
 		assert.NotEmpty(t, r.Evidence)
 		assert.NotEmpty(t, r.Rationale)

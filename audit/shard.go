@@ -81,6 +81,38 @@ var ErrNotShards = errors.New("not shards of a run")
 // through it, the numeric override — are taken again. It returns
 // ErrNotShards when no file comes from a shard.
 func MergeShards(files []string) (*Merged, error) {
+	run, err := shardManifest(files)
+	if err != nil {
+		return nil, err
+	}
+	sh, recs, err := readShards(files)
+	if err != nil {
+		return nil, err
+	}
+	s := *run.Settings
+	o := Options{AbstainBelow: s.AbstainBelow, NumericEffect: lint.NumericEffect(s.NumericEffect), Calibrate: s.Calibrate,
+		Temperature: s.Temperature, ECEThreshold: s.ECEThreshold, Seed: s.Seed, Folds: s.Folds, MinCalibration: s.MinCalibration}
+	prelim := make([]metrics.Outcome, len(recs))
+	for i, r := range recs {
+		prelim[i] = reports.OutcomeOf(r)
+	}
+	cal := o.calibrateScores(metrics.ScoresOf(prelim, o.Folds, o.Seed))
+	m := &Merged{RunID: sh.RunID, Temperatures: cal.temps, CrossFit: cal.result.CrossFit, Settings: s, Shards: run.Shard.Count,
+		Outcomes: make([]metrics.Outcome, len(recs))}
+	for i, r := range recs {
+		if r.DecidedBy != nil && *r.DecidedBy == rules.DecidedBy(rules.Fallback) {
+			m.Outcomes[i] = prelim[i] // the fallback verifier's verdict, at T = 1 as in a run
+			continue
+		}
+		m.Outcomes[i] = replayRules(r, o.redecide(r, prelim[i], cal.temp(i)), cal.temp(i), s)
+	}
+	return m, nil
+}
+
+// shardManifest decides whether the files are the shards of one run, all
+// of them, each once: it returns the first shard's manifest, or
+// ErrNotShards when no file comes from a shard.
+func shardManifest(files []string) (*reports.Manifest, error) {
 	var (
 		run    *reports.Manifest
 		seen   = map[int]string{}
@@ -127,42 +159,28 @@ func MergeShards(files []string) (*Merged, error) {
 		}
 		return nil, fmt.Errorf("shard(s) %s missing: a report over shards needs all %d of them", strings.Join(missing, ", "), run.Shard.Count)
 	}
+	return run, nil
+}
 
-	// Shards.Add checks each file (one run id, no claim twice, records
-	// metrics can use); the records themselves are kept to re-decide.
+// readShards reads every shard's records, put back in claims-file order
+// (claim_index). Shards.Add checks each file (one run id, no claim twice,
+// records metrics can use); the records themselves are kept to re-decide.
+func readShards(files []string) (*reports.Shards, []reports.Record, error) {
 	sh := &reports.Shards{}
 	ids := map[string]string{}
 	var recs []reports.Record
 	for _, f := range files {
 		rs, err := reports.ReadParquet[reports.Record](f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := sh.Add(f, rs, ids); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		recs = append(recs, rs...)
 	}
 	slices.SortStableFunc(recs, func(a, b reports.Record) int { return cmp.Compare(a.ClaimIndex, b.ClaimIndex) })
-
-	s := *run.Settings
-	o := Options{AbstainBelow: s.AbstainBelow, NumericEffect: lint.NumericEffect(s.NumericEffect), Calibrate: s.Calibrate,
-		Temperature: s.Temperature, ECEThreshold: s.ECEThreshold, Seed: s.Seed, Folds: s.Folds, MinCalibration: s.MinCalibration}
-	prelim := make([]metrics.Outcome, len(recs))
-	for i, r := range recs {
-		prelim[i] = reports.OutcomeOf(r)
-	}
-	cal := o.calibrateScores(metrics.ScoresOf(prelim, o.Folds, o.Seed))
-	m := &Merged{RunID: sh.RunID, Temperatures: cal.temps, CrossFit: cal.result.CrossFit, Settings: s, Shards: shards,
-		Outcomes: make([]metrics.Outcome, len(recs))}
-	for i, r := range recs {
-		if r.DecidedBy != nil && *r.DecidedBy == rules.DecidedBy(rules.Fallback) {
-			m.Outcomes[i] = prelim[i] // the fallback verifier's verdict, at T = 1 as in a run
-			continue
-		}
-		m.Outcomes[i] = replayRules(r, o.redecide(r, prelim[i], cal.temp(i)), cal.temp(i), s)
-	}
-	return m, nil
+	return sh, recs, nil
 }
 
 // redecide takes again, at temperature t, the decisions of a record
@@ -176,6 +194,12 @@ func (o *Options) redecide(r reports.Record, out metrics.Outcome, t float64) met
 	reason := ""
 	if r.AbstainReason != nil && *r.AbstainReason != ReasonLowConfidence {
 		reason = *r.AbstainReason
+	}
+	if len(r.Evidence) == 0 {
+		// Nothing was retrieved: undecided until the no_evidence rule
+		// decides it, as decide leaves it in a run (the record holds the
+		// rule's label, not the abstention).
+		reason = ReasonNoEvidence
 	}
 	p := metrics.Softmax(out.Logits, t)
 	pred := metrics.Argmax(p)

@@ -275,7 +275,7 @@ func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verif
 	defer heapLimit()()
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
 		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, verifierVersion, res),
-		Warnings: append(goldWarnings(in, o.GoldPath), fallbackWarnings(res, o.Rules.FallbackName)...), Instance: o.Instance}
+		Warnings: append(goldWarnings(in, o.GoldPath), fallbackWarnings(res, o.Rules.FallbackName)...), Instance: o.Instance, Progress: o.ReportsProgress}
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err

@@ -121,21 +121,7 @@ func ExtractFile(ctx context.Context, inPath, outPath string, opts ExtractOption
 	}
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriter(tmp)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	write := func(cs []claims.Claim) error {
-		for _, c := range cs {
-			if err := enc.Encode(c); err != nil {
-				return fmt.Errorf("write claims: %w", err)
-			}
-		}
-		return nil
-	}
-	if opts.Source != nil {
-		err = extractWithSource(ctx, in, inPath, opts, &stats, write)
-	} else {
-		err = ReadInput(ctx, in, inPath, opts.Split, func(o Output) error { return write(Extract(o, opts, &stats)) })
-	}
+	stats, err = ExtractTo(ctx, in, inPath, w, opts)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -149,6 +135,32 @@ func ExtractFile(ctx context.Context, inPath, outPath string, opts ExtractOption
 		return stats, fmt.Errorf("write claims: %w", err)
 	}
 	return stats, nil
+}
+
+// ExtractTo extracts the claims of every output read from in (named inName
+// in errors; plain text when IsText(inName), JSONL otherwise) and writes
+// them to w as JSONL, as they are extracted. On an input error w may hold
+// the claims of the outputs before it: a caller that must not leave a
+// partial file writes to a temporary one (ExtractFile).
+func ExtractTo(ctx context.Context, in io.Reader, inName string, w io.Writer, opts ExtractOptions) (ExtractStats, error) {
+	var stats ExtractStats
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	write := func(cs []claims.Claim) error {
+		for _, c := range cs {
+			if err := enc.Encode(c); err != nil {
+				return fmt.Errorf("write claims: %w", err)
+			}
+		}
+		return nil
+	}
+	var err error
+	if opts.Source != nil {
+		err = extractWithSource(ctx, in, inName, opts, &stats, write)
+	} else {
+		err = ReadInput(ctx, in, inName, opts.Split, func(o Output) error { return write(Extract(o, opts, &stats)) })
+	}
+	return stats, err
 }
 
 // IsText says whether a path names a plain-text input (.txt, .text, .md)

@@ -22,7 +22,8 @@ const expectCols = {
     'tier2_fa', 'action', 'verdict', 'numeric_check', 'numeric_policy', 'evidence', 'evidence_used', 'meta', 'rationale', 'error', 'latency_ms',
     'verifier', 'run_id',
     'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by', 'flags', 'rule', 'rule_label', 'claim_index',
-    'gold_evidence', 'gold_evidence_retrieved', 'gold_evidence_rank', 'run_instance', 'started_at', 'output_id'],
+    'gold_evidence', 'gold_evidence_retrieved', 'gold_evidence_rank', 'run_instance', 'started_at', 'output_id',
+    'verifier_confidence', 'verifier_correct'],
   'metrics.parquet': ['run_id', 'metric', 'slice', 'stage', 'value', 'ci_low', 'ci_high', 'n', 'slice_key', 'slice_value',
     'run_instance', 'started_at'],
   'confusion.parquet': ['run_id', 'slice', 'gold_label', 'predicted_label', 'count', 'run_instance', 'started_at'],
@@ -46,6 +47,15 @@ check('confusion sum = answered labelled', Number(conf[0].s) === answeredLabelle
 const fa = await q(`SELECT avg(CASE WHEN tier1_fa THEN 1 ELSE 0 END) AS r FROM ${file('records.parquet')} WHERE NOT abstained AND gold_label IS NOT NULL`);
 check('tier-1 FA from records = summary', Math.abs(Number(fa[0].r) - summary.metrics.tier1_fa_conditional) < 1e-9,
   `${fa[0].r} vs ${summary.metrics.tier1_fa_conditional}`);
+// ECE from the records: the verifier's own confidence and correctness over
+// the answered labelled rows, ten equal-width bins (not `confidence`, the
+// final label's probability).
+const ece = await q(`SELECT sum(k * abs(acc - conf)) / sum(k) AS e FROM (
+  SELECT least(floor(verifier_confidence * 10), 9) AS b, count(*) AS k, avg(verifier_confidence) AS conf,
+         avg(CASE WHEN verifier_correct THEN 1 ELSE 0 END) AS acc
+  FROM ${file('records.parquet')} WHERE NOT abstained AND verifier_correct IS NOT NULL GROUP BY b)`);
+check('ECE from verifier_confidence = summary', Math.abs(Number(ece[0].e) - summary.metrics.ece_10) < 1e-9,
+  `${ece[0].e} vs ${summary.metrics.ece_10}`);
 const acc = await q(`SELECT value FROM ${file('metrics.parquet')} WHERE metric = 'accuracy' AND slice = 'all' AND stage = 'calibrated'`);
 check('metrics.parquet accuracy = summary', Math.abs(Number(acc[0].value) - summary.metrics.accuracy) < 1e-12);
 const ev = await q(`SELECT count(*) AS k FROM (SELECT unnest(evidence) AS e FROM ${file('records.parquet')}) WHERE e.doc_id IS NOT NULL`);

@@ -12,6 +12,11 @@ type NumericEffect string
 
 // Numeric effects.
 const (
+	// EffectRule: the labelling rules' numeric rule decides (rules
+	// package): a number the evidence about the same entity and quantity
+	// gives otherwise makes the claim unsupported, one the evidence only
+	// bounds insufficient; here, as flag. The default.
+	EffectRule NumericEffect = "rule"
 	// EffectNone: the check is recorded; the verifier's label stands.
 	EffectNone NumericEffect = "none"
 	// EffectFlag: as none, and a mismatch flags the claim for review.
@@ -23,7 +28,7 @@ const (
 )
 
 // NumericEffects lists the effects, for help text and validation.
-var NumericEffects = []NumericEffect{EffectNone, EffectFlag, EffectOverride}
+var NumericEffects = []NumericEffect{EffectRule, EffectNone, EffectFlag, EffectOverride}
 
 // ParseNumericEffect reads an effect name.
 func ParseNumericEffect(s string) (NumericEffect, error) {
@@ -32,7 +37,7 @@ func ParseNumericEffect(s string) (NumericEffect, error) {
 			return e, nil
 		}
 	}
-	return "", fmt.Errorf("numeric effect %q is not one of none, flag, override", s)
+	return "", fmt.Errorf("numeric effect %q is not one of rule, none, flag, override", s)
 }
 
 // Rules that decide a claim's final label (recorded as decided_by).

@@ -98,6 +98,11 @@ const (
 	// verified against that source but may be stale (seed 001's first
 	// verdict rule).
 	NumericOutdated = "outdated"
+	// NumericConsistent: the matched fact states only a bound or an
+	// interval ("more than 1,000") that the claim's number lies within
+	// without being entailed by it ("5,000"): neither verified nor
+	// contradicted.
+	NumericConsistent = "consistent"
 )
 
 // What kept a fact from matching a claim. (A fact whose unit differs is
@@ -354,6 +359,17 @@ func (c *ClaimCheck) WithPolicy(policy string) *ClaimCheck {
 	return &d
 }
 
+// WithoutEntityGuard is the claim prepared with no entity guard: facts are
+// matched on similarity, years and units alone. For a caller that has
+// already kept only the facts about the claim's entity (the labelling
+// rules, whose reading of names knows attributions, possessives and
+// abbreviated titles).
+func (c *ClaimCheck) WithoutEntityGuard() *ClaimCheck {
+	d := *c
+	d.entity = entity{}
+	return &d
+}
+
 // Verify is VerifyNumeric (or VerifyMention) of the prepared claim
 // against facts.
 func (c *ClaimCheck) Verify(facts []Fact) NumericCheck {
@@ -403,6 +419,25 @@ func (c *ClaimCheck) Verify(facts []Fact) NumericCheck {
 	}
 	f := *best
 	check.Fact, check.Score = &f, bestScore
+	if f.quantity.IsInterval() {
+		// The evidence states a bound, not a value: one comparator reads
+		// both sides (numeric.Relate).
+		holds := func(v float64) bool { return agreesOK(q, Fact{Value: v, Unit: f.Unit}, opts) }
+		rel := numeric.Relate(holds, q, f.quantity, opts.RelTol)
+		_, _, check.Policy = agrees(q, f, opts)
+		switch rel {
+		case numeric.Entailed:
+			check.Status = NumericVerified
+			check.Reason = fmt.Sprintf("%s holds for every value %q in %s allows", claimPhrase(m), f.quantity.Qualifier+" "+f.Text, f.ID)
+		case numeric.Contradicted:
+			check.Status = NumericMismatch
+			check.Reason = fmt.Sprintf("%s holds for no value %q in %s allows", claimPhrase(m), f.quantity.Qualifier+" "+f.Text, f.ID)
+		default:
+			check.Status = NumericConsistent
+			check.Reason = fmt.Sprintf("%s is consistent with %q in %s but not entailed by it", claimPhrase(m), f.quantity.Qualifier+" "+f.Text, f.ID)
+		}
+		return check
+	}
 	ok, why, used := agrees(q, f, opts)
 	check.Policy = used
 	if ok {

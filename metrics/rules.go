@@ -4,7 +4,7 @@ import "math"
 
 // RuleNames are the decision rules of package rules, in its order (a test
 // there holds the two lists together; metrics imports no decision code).
-var RuleNames = []string{"fallback", "no_evidence", "conflict", "qualifier", "underspecified", "hedge", "stale"}
+var RuleNames = []string{"fallback", "no_evidence", "conflict", "numeric", "qualifier", "underspecified", "hedge", "stale", "definition"}
 
 // RuleMetrics are, for each rule R: rule_R_count, the claims R gave a
 // label to (applied, or under --rule-effect flag proposed); rule_R_accuracy,

@@ -96,35 +96,37 @@ type Folder struct {
 	prior     *Marker
 	foreign   []string
 	committed bool
+	// created: Open made the folder. Closed uncommitted (a refused or
+	// failed command), it is removed again when nothing else is in it,
+	// rather than left holding only the lock file.
+	created bool
+	// madeLock: Open made the lock file (a refused folder of the user's
+	// keeps none).
+	madeLock bool
 }
 
 // Open takes the folder (creating it), refuses it when another command
 // holds it or when it holds files the tool did not write, sweeps what killed
 // commands left, and makes a fresh staging folder.
 func Open(dir string, o Options) (*Folder, error) {
-	_, err := os.Stat(dir)
-	madeDir := errors.Is(err, fs.ErrNotExist)
+	_, statErr := os.Lstat(dir)
 	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return nil, fmt.Errorf("create output folder: %w", err)
 	}
+	created := errors.Is(statErr, fs.ErrNotExist)
 	lockPath := filepath.Join(dir, LockFile)
-	_, err = os.Lstat(lockPath)
-	madeLock := errors.Is(err, fs.ErrNotExist)
+	_, lockErr := os.Lstat(lockPath)
+	madeLock := errors.Is(lockErr, fs.ErrNotExist)
 	unlock, err := lock(lockPath)
 	if err != nil {
+		if created {
+			os.Remove(dir)
+		}
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	f := &Folder{dir: dir, opts: o, unlock: unlock}
+	f := &Folder{dir: dir, opts: o, unlock: unlock, created: created, madeLock: madeLock}
 	if err := f.open(); err != nil {
-		// A refused folder is left as it was: the lock file (and the
-		// folder) this command made go again.
-		if madeLock {
-			os.Remove(lockPath)
-		}
-		unlock()
-		if madeDir {
-			os.Remove(dir) // only when empty
-		}
+		f.Close()
 		return nil, err
 	}
 	return f, nil
@@ -376,8 +378,18 @@ func (f *Folder) Close() error {
 		f.stage = ""
 	}
 	if f.unlock != nil {
+		if (f.created || f.madeLock) && !f.committed {
+			// Ours, and nothing was committed: the lock file goes while
+			// we hold it, then the folder if nothing else is in it (an
+			// index a failed run built stays, and so does the folder). A
+			// folder of the user's that was refused keeps no lock file.
+			os.Remove(filepath.Join(f.dir, LockFile))
+		}
 		f.unlock()
 		f.unlock = nil
+		if f.created && !f.committed {
+			os.Remove(f.dir)
+		}
 	}
 	return err
 }

@@ -136,3 +136,35 @@ func TestLeftoversSweptAndIncompleteFoldersReported(t *testing.T) {
 	assert.ErrorIs(t, Check(fresh), ErrIncomplete)
 	assert.NoError(t, Check(t.TempDir()), "a folder the tool never wrote is readable")
 }
+
+// A folder Open created and nothing was committed to (a refused or failed
+// command) is removed again, not left holding only the lock file; one
+// that existed before, or holds anything else, stays.
+func TestUncommittedNewFolderIsRemoved(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	f, err := Open(dir, Options{})
+	require.NoError(t, err)
+	write(t, filepath.Join(f.Stage(), "records.parquet"), "half")
+	require.NoError(t, f.Close())
+	assert.NoDirExists(t, dir, "nothing committed: no folder")
+
+	// Something else the command made there (an index) keeps it.
+	f, err = Open(dir, Options{})
+	require.NoError(t, err)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "index"), 0o755))
+	require.NoError(t, f.Close())
+	assert.DirExists(t, filepath.Join(dir, "index"))
+	assert.NoFileExists(t, filepath.Join(dir, LockFile))
+
+	// A folder that was there before stays, empty or not.
+	empty := t.TempDir()
+	f, err = Open(empty, Options{})
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.DirExists(t, empty)
+
+	// Committed: it stays.
+	fresh := filepath.Join(t.TempDir(), "new")
+	commit(t, fresh, Options{}, Commit{MadeBy: "audit run", RunID: "a"}, map[string]string{"summary.json": "a"})
+	assert.FileExists(t, filepath.Join(fresh, "summary.json"))
+}

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/userfile"
@@ -419,6 +420,48 @@ func differences(a, b *Run, ra, rb []Record) []string {
 // settingsDiff names the settings (by their manifest.json names) that
 // differ, with both values; the index folder is where, not what, and is
 // left out.
+// settingFlag is the command-line flag a manifest setting comes from, as
+// a user typed it ("abstain_below" → "--abstain-below").
+func settingFlag(key string) string {
+	switch key {
+	case "k":
+		return "--k"
+	case "passages":
+		return "the passage settings (--window-sentences, --window-stride, --max-passage-chars)"
+	}
+	return "--" + strings.ReplaceAll(key, "_", "-")
+}
+
+// settingValue is a setting's value as a user would write it: a string
+// unquoted, a list comma-joined, a duration without its trailing zero
+// units (8760h, not "8760h0m0s"), unset as "not set".
+func settingValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "not set"
+	case string:
+		if x == "" {
+			return "not set"
+		}
+		if d, err := time.ParseDuration(x); err == nil && strings.HasSuffix(x, "0s") {
+			t := strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+			if t == "" {
+				t = "0s"
+			}
+			return t
+		}
+		return x
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = settingValue(e)
+		}
+		return strings.Join(parts, ",")
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 func settingsDiff(a, b RunSettings) []string {
 	var ja, jb map[string]any
 	ba, _ := json.Marshal(a)
@@ -444,9 +487,10 @@ func settingsDiff(a, b RunSettings) []string {
 			continue // fitted by each run, not set: the calibrated deltas show its effect
 		}
 		if !reflect.DeepEqual(ja[k], jb[k]) {
-			x, _ := json.Marshal(ja[k])
-			y, _ := json.Marshal(jb[k])
-			out = append(out, fmt.Sprintf("%s differs: %s in A, %s in B", k, x, y))
+			if k == "max_evidence_age" && (ja[k] == nil || jb[k] == nil) && !reflect.DeepEqual(ja["rules"], jb["rules"]) {
+				continue // set only with the stale rule on: the --rules line says it
+			}
+			out = append(out, fmt.Sprintf("%s differs: %s in A, %s in B", settingFlag(k), settingValue(ja[k]), settingValue(jb[k])))
 		}
 	}
 	return out

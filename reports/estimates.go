@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -24,8 +25,9 @@ type EstimateRow struct {
 	CIHigh   *float64 `parquet:"ci_high,optional" json:"ci_high"`
 	StdError *float64 `parquet:"std_error,optional" json:"std_error"`
 	// NHuman is the reviewed claims with a human label the estimate used;
-	// NEffective the human sample size the classical estimator would need
-	// for the same variance (n·V_classical/V), null for classical rows.
+	// NEffective the human sample size the classical interval would need
+	// to be as narrow as this one (n·(classical width / width)², so below n
+	// exactly when this interval is the wider), null for classical rows.
 	NHuman     int64    `parquet:"n_human" json:"n_human"`
 	NEffective *float64 `parquet:"n_effective,optional" json:"n_effective"`
 	// Lambda is PPI++'s power-tuning weight of the verifier's predictions
@@ -173,4 +175,36 @@ func EstimatesHTML(p EstimatesPage) ([]byte, error) {
 		Lines []estimateLine
 	}{p, lines})
 	return buf.Bytes(), err
+}
+
+// PrintEstimates writes the estimates as a boxed table, as the run's
+// tables are: one row per quantity and method, with the interval, the
+// human labels used and, on ppi rows, the effective n and the width of the
+// interval against the classical one (below 1: PPI's is narrower).
+func PrintEstimates(w io.Writer, rows []EstimateRow) error {
+	t := newTable(w)
+	t.Header("quantity", "method", "value", "95% interval", "n human", "effective n", "width ÷ classical", "not estimable because")
+	classical := map[string]EstimateRow{}
+	for _, r := range rows {
+		if r.Method == "classical" {
+			classical[r.Quantity] = r
+		}
+	}
+	for _, r := range rows {
+		v, ci, neff, ratio, why := "—", "", "", "", ""
+		if r.Value != nil {
+			v, ci = fmt.Sprintf("%.4f", *r.Value), fmt.Sprintf("[%.4f, %.4f]", *r.CILow, *r.CIHigh)
+		}
+		if r.NEffective != nil {
+			neff = fmt.Sprintf("%.0f", *r.NEffective)
+		}
+		if c, ok := classical[r.Quantity]; ok && r.Method != "classical" && r.CIHigh != nil && c.CIHigh != nil && *c.CIHigh > *c.CILow {
+			ratio = fmt.Sprintf("%.2f", (*r.CIHigh-*r.CILow)/(*c.CIHigh-*c.CILow))
+		}
+		if r.Reason != nil {
+			why = *r.Reason
+		}
+		t.Append(r.Quantity, r.Method, v, ci, fmt.Sprint(r.NHuman), neff, ratio, why)
+	}
+	return t.Render()
 }

@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // Export formats of `audit export`.
@@ -290,28 +294,128 @@ func ExportRows[T any](w io.Writer, format string, rows []T) error {
 	return fmt.Errorf("export format %q is not csv or jsonl", format)
 }
 
-// ExportTables are the Parquet files of a run folder audit export reads,
-// by their name without .parquet.
-var ExportTables = []string{"records", "metrics", "confusion", "calibration", "risk_coverage", "outputs"}
+// exportTable is a Parquet file audit writes: its name without .parquet,
+// its columns (by its row type) and its export.
+type exportTable struct {
+	name   string
+	cols   []string
+	export func(w io.Writer, format, path string) error
+}
 
-// ExportFile reads one of a run's Parquet files (named by ExportTables)
-// and writes its rows.
-func ExportFile(w io.Writer, format, table, path string) error {
-	switch table {
-	case "records":
-		return exportFile[Record](w, format, path)
-	case "metrics":
-		return exportFile[MetricRow](w, format, path)
-	case "confusion":
-		return exportFile[ConfusionRow](w, format, path)
-	case "calibration":
-		return exportFile[CalibrationRow](w, format, path)
-	case "risk_coverage":
-		return exportFile[RiskCoverageRow](w, format, path)
-	case "outputs":
-		return exportFile[OutputRow](w, format, path)
+func tableOf[T any](name string) exportTable {
+	return exportTable{name: name, cols: columnsOf[T](), export: exportFile[T]}
+}
+
+// exportTables are every Parquet file the tool writes.
+var exportTables = []exportTable{
+	tableOf[Record]("records"), tableOf[MetricRow]("metrics"), tableOf[ConfusionRow]("confusion"),
+	tableOf[CalibrationRow]("calibration"), tableOf[RiskCoverageRow]("risk_coverage"), tableOf[OutputRow]("outputs"),
+	tableOf[TrendRow]("trend"), tableOf[EstimateRow]("estimates"), tableOf[NumberRow]("numbers"),
+	tableOf[NumberCountRow]("number_counts"), tableOf[TemperatureSweepRow]("temperature_sweep"),
+	tableOf[ThresholdSweepRow]("threshold_sweep"),
+}
+
+// ExportTables are the Parquet files audit export reads (every one the
+// tool writes), by their name without .parquet.
+var ExportTables = func() []string {
+	var out []string
+	for _, t := range exportTables {
+		out = append(out, t.name)
 	}
-	return fmt.Errorf("table %q is not one of %s", table, strings.Join(ExportTables, ", "))
+	return out
+}()
+
+// fits says whether a file with columns cols is table t, perhaps written
+// by an older version: every column of the file is one of t's (none would
+// be dropped), and it has most of t's (a later version's new columns are
+// exported as null or zero).
+func (t exportTable) fits(cols []string) bool {
+	if len(cols) == 0 {
+		return false
+	}
+	for _, c := range cols {
+		if !slices.Contains(t.cols, c) {
+			return false
+		}
+	}
+	return 4*len(cols) >= 3*len(t.cols)
+}
+
+// tableOfColumns is the table a file with these columns is: the one whose
+// columns are exactly the file's, else the only one it fits.
+func tableOfColumns(cols []string) (exportTable, bool) {
+	var fit []exportTable
+	for _, t := range exportTables {
+		if slices.Equal(t.cols, cols) {
+			return t, true
+		}
+		if t.fits(cols) {
+			fit = append(fit, t)
+		}
+	}
+	if len(fit) == 1 {
+		return fit[0], true
+	}
+	return exportTable{}, false
+}
+
+// ExportFile writes the rows of a Parquet file the tool wrote, by its own
+// schema: table names which (one of ExportTables), or "" to tell it from
+// the file's columns. A file that is not that table (it has a column the
+// table lacks, which would be dropped, or lacks most of the table's) is
+// refused, naming the table it is when it is one.
+func ExportFile(w io.Writer, format, table, path string) error {
+	cols, err := ParquetColumns(path)
+	if err != nil {
+		return &ErrReadExport{Err: err}
+	}
+	found, ok := tableOfColumns(cols)
+	if table == "" {
+		if !ok {
+			return &ErrReadExport{Err: fmt.Errorf("%s: not a Parquet file audit writes (columns %s); it exports %s", path, strings.Join(cols, ", "), strings.Join(ExportTables, ", "))}
+		}
+		return found.export(w, format, path)
+	}
+	i := slices.IndexFunc(exportTables, func(t exportTable) bool { return t.name == table })
+	if i < 0 {
+		return fmt.Errorf("table %q is not one of %s", table, strings.Join(ExportTables, ", "))
+	}
+	t := exportTables[i]
+	if ok && slices.Equal(found.cols, cols) && found.name != t.name || !t.fits(cols) {
+		hint := ""
+		if ok {
+			hint = fmt.Sprintf("; it is %s.parquet (--table %s, or leave --table out)", found.name, found.name)
+		}
+		return &ErrReadExport{Err: fmt.Errorf("%s is not a %s table: its columns (%s) are not %s.parquet's%s", path, table, strings.Join(cols, ", "), table, hint)}
+	}
+	return t.export(w, format, path)
+}
+
+// ParquetColumns are the top-level columns of a Parquet file, in order. A
+// damaged file is an error naming it.
+func ParquetColumns(path string) (cols []string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			cols, err = nil, fmt.Errorf("read %s: damaged Parquet file (%v)", path, p)
+		}
+	}()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a Parquet file (%w)", path, err)
+	}
+	for _, fl := range pf.Schema().Fields() {
+		cols = append(cols, fl.Name())
+	}
+	return cols, nil
 }
 
 // ErrReadExport marks a file export could not read (an input error).

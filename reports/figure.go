@@ -94,8 +94,17 @@ func newLegend() plot.Legend {
 	l.TextStyle.Font.Size = vg.Points(legendPt)
 	l.ThumbnailWidth = vg.Points(28)
 	l.Top, l.Left = true, true
+	l.Padding = vg.Points(legendGap) // rows apart, never touching
 	return l
 }
+
+// legendGap is the space between two legend rows; legendRow the height
+// of one row in the strip under a plot (the type size, its leading and
+// the gap).
+const (
+	legendGap = 5
+	legendRow = legendPt*1.25 + legendGap
+)
 
 func newFigure(name string, h vg.Length, panels ...*plot.Plot) *figure {
 	f := &figure{name: name, panels: panels, w: slideW, h: h}
@@ -117,7 +126,7 @@ func newPanel(title, x, y string) *plot.Plot {
 		a.Padding = vg.Points(4)
 	}
 	p.Legend.TextStyle.Font.Size = vg.Points(legendPt)
-	p.Legend.Padding = vg.Points(4)
+	p.Legend.Padding = vg.Points(legendGap)
 	p.Legend.ThumbnailWidth = vg.Points(28)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), vg.Points(-6)
@@ -142,9 +151,9 @@ func (f *figure) draw(c draw.Canvas) {
 	}
 	var strip draw.Canvas
 	if f.below {
-		// Two columns of entries, each line 1.3 times the type size.
+		// Two columns of entries, legendRow apart.
 		rows := (len(f.legend) + 1) / 2
-		h := vg.Length(rows)*vg.Points(legendPt*1.3) + vg.Points(10)
+		h := vg.Length(rows)*vg.Points(legendRow) + vg.Points(10)
 		strip = draw.Crop(c, 0, 0, 0, -(c.Max.Y - c.Min.Y - h))
 		c = draw.Crop(c, 0, 0, h, 0)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 func figureNamed(t *testing.T, figs []*figure, name string) *figure {
@@ -59,6 +60,15 @@ func TestFiguresLayout(t *testing.T) {
 	rc := figureNamed(t, figs, "risk_coverage")
 	assert.True(t, legendHas(rc, "oracle: errors last (AURC "), "optimal curve: %v", rc.legend)
 	assert.True(t, legendHas(rc, "random order (error rate "), "random baseline: %v", rc.legend)
+	assert.Contains(t, rc.panels[0].Title.Text, "the verifier's own labels", "the curve ranks the verifier's argmax, not the final labels")
+	// When the rules moved the final labels' accuracy away from the
+	// verifier's, the legend gives both error rates.
+	acc := 0.9
+	tab.Summary.Metrics["accuracy"] = &acc
+	figs2, err := tab.figures()
+	require.NoError(t, err)
+	assert.True(t, legendHas(figureNamed(t, figs2, "risk_coverage"), "random order (error 0."), "with final: %v", figureNamed(t, figs2, "risk_coverage").legend)
+	assert.Contains(t, strings.Join(figureNamed(t, figs2, "risk_coverage").legend, "|"), "final labels 0.100)")
 	p := rc.panels[0]
 	assert.LessOrEqual(t, p.Y.Max, 1.0, "risk axis clamped at 1")
 	assert.Equal(t, 0.0, p.Y.Min)
@@ -179,4 +189,15 @@ func TestPlotFormats(t *testing.T) {
 		assert.True(t, bytes.Contains(b, []byte("<svg")), name)
 		assert.Contains(t, string(b), `width="720pt" height=`, "%s is 10 inches wide", name)
 	}
+}
+
+// Legend rows never touch: each row of the strip under a plot is taller
+// than its text by the gap, and legends put that gap between entries.
+func TestLegendRowsHaveAGap(t *testing.T) {
+	l := newLegend()
+	text := l.TextStyle.FontExtents().Height
+	assert.Greater(t, float64(l.Padding), 0.0)
+	assert.GreaterOrEqual(t, float64(vg.Points(legendRow)), float64(text+l.Padding), "a strip row holds a line of text and the gap")
+	p := newPanel("t", "x", "y")
+	assert.Equal(t, l.Padding, p.Legend.Padding)
 }

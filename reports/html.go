@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,7 +50,28 @@ type htmlReport struct {
 	Settings         string
 	Abstained        string
 	Glossary         []GlossaryEntry
+	// Unlabelled: no claim has a gold label. The page then leads with
+	// what it knows (the label distribution, per-output decisions, rule
+	// flags, evidence coverage), says once what needs gold, and leaves
+	// out the tables and plots that would be empty (rows of —, a 0 / —
+	// confusion, "no claim was misclassified").
+	Unlabelled bool
+	NeedsGold  string
+	Warnings   []string
+	// PerOutput is the headline over model outputs (claims grouped by
+	// their source_id); OutputsN how many outputs.
+	PerOutput []htmlMetric
+	OutputsN  string
 }
+
+// needsGold is what an unlabelled report says once in place of the
+// numbers it cannot give.
+const needsGold = "No claim has a gold label, so this report cannot say how often the verifier is right: " +
+	"accuracy and its baselines, the false-accept rates, calibration error (ECE), AURC, the confusion matrix, " +
+	"the reliability and risk–coverage plots, the calibration bounds and the misclassified claims all need gold " +
+	"labels (--gold; or 'audit review' on a sample and 'audit estimate' for estimates with intervals). " +
+	"They are null in summary.json and metrics.parquet, and no temperature is fitted: the probabilities are " +
+	"the verifier's own (--temperature-from reuses one fitted on a labelled run). What a run can tell without gold is below."
 
 // htmlDecisions is report.html's account of the per-output decisions: the
 // rates, and the outputs that are not shipped (revise first, then abstain,
@@ -139,6 +161,14 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 	r := htmlReport{S: s, M: t.manifest, Calibration: calibrationLine(s), ErrorsShown: ReportErrors, Glossary: Glossary,
 		Rules: ruleRows(s), Bounds: boundRows(s)}
 	r.Date, r.ClaimsLine, r.Inputs, r.Settings = htmlHeader(s, &t.manifest)
+	r.Unlabelled = s.Labelled == 0 && s.Claims > 0
+	r.Warnings = s.Warnings
+	if r.Unlabelled {
+		r.NeedsGold = needsGold
+		r.Warnings = slices.DeleteFunc(slices.Clone(s.Warnings), func(w string) bool {
+			return strings.HasPrefix(w, "no gold labels:") || strings.HasPrefix(w, "no temperature fitted: no labelled claims")
+		})
+	}
 	r.Abstained = "—"
 	if v := s.Metrics["abstained"]; v != nil {
 		r.Abstained = fmt.Sprintf("%.0f", *v)
@@ -150,6 +180,9 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 			raw = ""
 		}
 		label := strings.TrimPrefix(h.label, "↳ ")
+		if r.Unlabelled && v == "—" && (raw == "—" || raw == "") {
+			continue // needs gold: said once, above
+		}
 		r.Headline = append(r.Headline, htmlMetric{Label: label, Value: v, Interval: interval(s, h.name), Raw: raw, Baseline: label != h.label})
 	}
 	for _, k := range metrics.ClassNames {
@@ -176,12 +209,22 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 	titles := map[string]string{"reliability": "Reliability diagram", "risk_coverage": "Risk–coverage",
 		"confusion": "Confusion matrix", "confidence": "Confidence by predicted label"}
 	for _, f := range figs {
+		if r.Unlabelled && (f.name == "reliability" || f.name == "risk_coverage" || f.name == "confusion") {
+			continue // empty without gold
+		}
 		b, err := f.render(FormatSVG)
 		if err != nil {
 			return nil, fmt.Errorf("plot %s.svg: %w", f.name, err)
 		}
 		r.Figures = append(r.Figures, htmlFigure{Title: titles[f.name],
 			Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))})
+	}
+	if n := deref(s.Metrics["outputs"]); n > 0 {
+		r.OutputsN = fmt.Sprintf("%.0f", n)
+		for _, m := range [][2]string{{"mean supported fraction", "output_supported_fraction"},
+			{"share with an unsupported claim", "output_any_unsupported_rate"}, {"share passing the quality gates", "output_pass_rate"}} {
+			r.PerOutput = append(r.PerOutput, htmlMetric{Label: m[0], Value: num(s.Metrics[m[1]]), Interval: interval(s, m[1]), Raw: num(s.Metrics["gold_"+m[1]])})
+		}
 	}
 	r.Slices, r.Worst, r.SmallSlices = t.htmlSlices()
 	r.Decisions = t.htmlDecisions()

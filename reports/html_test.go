@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/claimaudit/claimaudit/metrics"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -86,4 +88,41 @@ func TestMarkShared(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"capital", "France"}, marked, "words of four letters or more")
+}
+
+// An unlabelled run's report leads with what it knows and says once what
+// needs gold: no rows of —, no empty plots, no 0 / — confusion, and never
+// "no claim was misclassified", which reads like a perfect score.
+func TestUnlabelledReportLeadsWithWhatItKnows(t *testing.T) {
+	outs := outcomes(300, 4)
+	for i := range outs {
+		outs[i].Gold = metrics.Unknown
+	}
+	tab, err := Compute(Input{RunID: "r", Outcomes: outs, Seed: 1, Resamples: 50})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, tab.Write(dir))
+	b, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	h := string(b)
+	assert.Equal(t, 1, strings.Count(h, "need gold"), "said once")
+	assert.Contains(t, h, "What the run knows without gold")
+	for _, known := range []string{"coverage", "pass rate", "mean confidence", "<td>supported</td>", "Built-in quality gates", "evidence coverage", "Over 3 model outputs", "Confidence by predicted label"} {
+		assert.Contains(t, h, known)
+	}
+	for _, gone := range []string{"No answered, labelled claim was misclassified", "Reliability diagram", "Risk–coverage", "gold \\ predicted",
+		"<td>accuracy</td>", "ECE (10 bins)</td>", "calibration bound (p ≥ 0.8)", "Slices (calibrated)", "warning: no gold labels", "from gold"} {
+		assert.NotContains(t, h, gone)
+	}
+	assert.Equal(t, 1, strings.Count(h, `src="data:image/svg`), "only the plot that needs no gold")
+	assert.NotRegexp(t, `<td>[^<]*</td><td>—</td><td></td><td>—</td>`, h, "no headline row of dashes")
+
+	// With gold, the same report shows all of it and no such note.
+	lab, err := Compute(Input{RunID: "r", Outcomes: outcomes(300, 4), Seed: 1, Resamples: 50})
+	require.NoError(t, err)
+	require.NoError(t, lab.Write(dir))
+	b, err = os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "need gold")
+	assert.Contains(t, string(b), "Reliability diagram")
 }

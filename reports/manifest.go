@@ -104,6 +104,9 @@ type RunSettings struct {
 	NoEvidence     string   `json:"no_evidence,omitempty"`
 	Authority      string   `json:"authority,omitempty"`
 	MaxEvidenceAge string   `json:"max_evidence_age,omitempty"`
+	// AsOf is the date undated claims were aged against (the stale rule):
+	// --as-of, or the run's date.
+	AsOf string `json:"as_of,omitempty"`
 	// Passages are the index's passage settings (window sentences, stride,
 	// longest window), read from the index's own manifest.
 	Passages any `json:"passages"`

@@ -263,6 +263,10 @@ type Input struct {
 	// Errors are the misclassified records report.html shows, as picked
 	// by an ErrorPicker; nil shows none.
 	Errors []Record
+	// Progress, when set, is told of the work done computing the metrics:
+	// the claims of each slice evaluated, of the claims times the slice
+	// kinds (all, then each partition, which covers every claim once).
+	Progress func(done, total int)
 	// Manifest is written as manifest.json (inputs, settings, timings);
 	// Write fills its ids, versions and time.
 	Manifest Manifest
@@ -437,10 +441,19 @@ func Compute(in Input) (*Tables, error) {
 		t.confusionRows(in, name, outs)
 		return nil
 	}
+	kinds := metrics.PartitionKinds(in.SliceBy)
+	progressTotal, progressDone := len(in.Outcomes)*(1+len(kinds)), 0
+	progress := func(n int) {
+		progressDone += n
+		if in.Progress != nil {
+			in.Progress(progressDone, progressTotal)
+		}
+	}
 	if err := each("all", in.Outcomes, in.Temperatures, true); err != nil {
 		return nil, err
 	}
-	for _, kind := range metrics.PartitionKinds(in.SliceBy) {
+	progress(len(in.Outcomes))
+	for _, kind := range kinds {
 		p := metrics.PartitionOf(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}, kind)
 		gr := groupInPlace(in.Outcomes, in.Temperatures, p)
 		for g, name := range p.Names {
@@ -449,6 +462,7 @@ func Compute(in Input) (*Tables, error) {
 				gr.ungroup(in.Outcomes)
 				return nil, err
 			}
+			progress(len(outs))
 		}
 		gr.ungroup(in.Outcomes)
 	}

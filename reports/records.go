@@ -19,7 +19,7 @@ import (
 )
 
 // SchemaVersion of the Parquet files; bumped on any column change.
-const SchemaVersion = "4"
+const SchemaVersion = "5"
 
 // Evidence is one retrieved passage of a record.
 type Evidence struct {
@@ -67,34 +67,36 @@ func Snippet(text string) string {
 // Record is one row of records.parquet: one claim and everything decided
 // about it (DESIGN.md "Names"). Null means unknown or not applicable.
 type Record struct {
-	ClaimID        string     `parquet:"claim_id"`
-	SourceID       string     `parquet:"source_id,dict"`
-	Text           string     `parquet:"text"`
-	ClaimType      string     `parquet:"claim_type,dict"`
-	Importance     string     `parquet:"importance,dict"`
-	GoldLabel      *string    `parquet:"gold_label,optional,dict"`
-	PredictedLabel *string    `parquet:"predicted_label,optional,dict"`
-	Abstained      bool       `parquet:"abstained"`
-	AbstainReason  *string    `parquet:"abstain_reason,optional,dict"`
-	Confidence     *float64   `parquet:"confidence,optional"`
-	PSupported     *float64   `parquet:"p_supported,optional"`
-	PUnsupported   *float64   `parquet:"p_unsupported,optional"`
-	PInsufficient  *float64   `parquet:"p_insufficient,optional"`
-	RawPSupported  *float64   `parquet:"raw_p_supported,optional"`
-	RawPUnsupp     *float64   `parquet:"raw_p_unsupported,optional"`
-	RawPInsuff     *float64   `parquet:"raw_p_insufficient,optional"`
-	LogitSupported *float64   `parquet:"logit_supported,optional"`
-	LogitUnsupp    *float64   `parquet:"logit_unsupported,optional"`
-	LogitInsuff    *float64   `parquet:"logit_insufficient,optional"`
-	Temperature    float64    `parquet:"temperature"`
-	Correct        *bool      `parquet:"correct,optional"`
-	Tier1FA        bool       `parquet:"tier1_fa"`
-	Tier2FA        bool       `parquet:"tier2_fa"`
-	Action         string     `parquet:"action,dict"`
-	Verdict        string     `parquet:"verdict,dict"`
-	NumericCheck   *string    `parquet:"numeric_check,optional,dict"`
-	NumericPolicy  *string    `parquet:"numeric_policy,optional,dict"`
-	Evidence       []Evidence `parquet:"evidence,list"`
+	ClaimID        string   `parquet:"claim_id"`
+	SourceID       string   `parquet:"source_id,dict"`
+	Text           string   `parquet:"text"`
+	ClaimType      string   `parquet:"claim_type,dict"`
+	Importance     string   `parquet:"importance,dict"`
+	GoldLabel      *string  `parquet:"gold_label,optional,dict"`
+	PredictedLabel *string  `parquet:"predicted_label,optional,dict"`
+	Abstained      bool     `parquet:"abstained"`
+	AbstainReason  *string  `parquet:"abstain_reason,optional,dict"`
+	Confidence     *float64 `parquet:"confidence,optional"`
+	PSupported     *float64 `parquet:"p_supported,optional"`
+	PUnsupported   *float64 `parquet:"p_unsupported,optional"`
+	PInsufficient  *float64 `parquet:"p_insufficient,optional"`
+	RawPSupported  *float64 `parquet:"raw_p_supported,optional"`
+	RawPUnsupp     *float64 `parquet:"raw_p_unsupported,optional"`
+	RawPInsuff     *float64 `parquet:"raw_p_insufficient,optional"`
+	LogitSupported *float64 `parquet:"logit_supported,optional"`
+	LogitUnsupp    *float64 `parquet:"logit_unsupported,optional"`
+	LogitInsuff    *float64 `parquet:"logit_insufficient,optional"`
+	Temperature    float64  `parquet:"temperature"`
+	Correct        *bool    `parquet:"correct,optional"`
+	// Tier1FA and Tier2FA are null when the gold label is unknown (a
+	// false accept is undefined there), false for an abstained claim.
+	Tier1FA       *bool      `parquet:"tier1_fa,optional"`
+	Tier2FA       *bool      `parquet:"tier2_fa,optional"`
+	Action        string     `parquet:"action,dict"`
+	Verdict       string     `parquet:"verdict,dict"`
+	NumericCheck  *string    `parquet:"numeric_check,optional,dict"`
+	NumericPolicy *string    `parquet:"numeric_policy,optional,dict"`
+	Evidence      []Evidence `parquet:"evidence,list"`
 	// EvidenceUsed is the deciding passage; null when none decided (an
 	// abstention for no evidence, an error, a verifier that names none).
 	EvidenceUsed *EvidenceUsed `parquet:"evidence_used,optional"`
@@ -146,6 +148,16 @@ type Record struct {
 	// over outputs (audit run --outputs: the claim's source_id); null in a
 	// run over a claims file.
 	OutputID *string `parquet:"output_id,optional"`
+
+	// VerifierConfidence is the calibrated probability of the verifier's
+	// own label (its argmax, verifier_label), beside Confidence, the
+	// probability of the final label; VerifierCorrect is verifier_label =
+	// gold_label. ECE and the reliability and risk–coverage plots read
+	// these two, over the answered labelled rows. Null where the verifier
+	// gave no probabilities (an error), VerifierCorrect also when abstained
+	// or the gold label is unknown.
+	VerifierConfidence *float64 `parquet:"verifier_confidence,optional"`
+	VerifierCorrect    *bool    `parquet:"verifier_correct,optional"`
 }
 
 // RowGroupRows bounds a row group, so readers stream large files.

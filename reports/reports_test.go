@@ -146,7 +146,11 @@ func TestRecordsReadByArrow(t *testing.T) {
 	assert.EqualValues(t, 2, tbl.NumRows())
 	names := columnNames(tbl)
 	assert.Equal(t, "claim_id", names[0])
-	assert.Equal(t, []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank", "run_instance", "started_at", "output_id"}, names[len(names)-6:])
+	assert.Equal(t, []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank", "run_instance", "started_at", "output_id",
+		"verifier_confidence", "verifier_correct"}, names[len(names)-8:])
+	// tier1_fa is null when the gold label is unknown (c2), not false.
+	tier1 := tbl.Column(slices.Index(names, "tier1_fa")).Data().Chunk(0)
+	assert.Equal(t, 2, tier1.NullN(), "neither record sets tier1_fa: both null")
 	assert.Contains(t, names, "run_id")
 	ev := tbl.Schema().Field(27)
 	assert.Equal(t, "evidence", ev.Name)
@@ -325,8 +329,9 @@ func TestNoGoldIsNullEverywhere(t *testing.T) {
 	out := buf.String()
 	assert.Regexp(t, `accuracy +│ — +│ +│ —`, out)
 	assert.NotContains(t, out, "0.000 [0.000")
-	assert.Contains(t, out, "warning: no gold labels")
-	assert.Contains(t, out, "warning: no temperature fitted: no labelled claims with logits")
+	assert.NotContains(t, out, "warning", "warnings are logged, not printed with the results")
+	assert.Contains(t, strings.Join(tab.Summary.Warnings, "\n"), "no gold labels")
+	assert.Contains(t, strings.Join(tab.Summary.Warnings, "\n"), "no temperature fitted: no labelled claims with logits")
 	assert.Regexp(t, `supported +│ [0-9]+ +│ 0\.[0-9]{3}`, out)
 	assert.NotContains(t, out, "gold \\ predicted", "no confusion matrix without gold")
 }
@@ -350,8 +355,8 @@ func TestDegenerateVerifierWarns(t *testing.T) {
 	assert.Equal(t, *s.Metrics["accuracy"], *s.Metrics["majority_accuracy"], "always insufficient is the majority baseline")
 	var buf bytes.Buffer
 	require.NoError(t, PrintTables(&buf, &s))
-	assert.Contains(t, buf.String(), "warning: degenerate verifier: it predicted insufficient for 100.0% of answered claims")
-	assert.Contains(t, buf.String(), "warning: degenerate verifier: accuracy")
+	assert.Contains(t, strings.Join(s.Warnings, "\n"), "degenerate verifier: it predicted insufficient for 100.0% of answered claims")
+	assert.Contains(t, strings.Join(s.Warnings, "\n"), "degenerate verifier: accuracy")
 	assert.Regexp(t, `majority-class baseline +│ 0\.[0-9]{3} +│ \[`, buf.String())
 	assert.Regexp(t, `degenerate verifier +│ YES`, buf.String())
 

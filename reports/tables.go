@@ -63,7 +63,8 @@ func calibrationLine(s *Summary) string {
 
 // PrintTables writes the headline metrics with intervals and baselines, the
 // predicted-label distribution, the confusion matrix (when there is gold),
-// the gates and the warnings.
+// and the gates. The summary's warnings are not results: the command logs
+// them (stderr, in the chosen log format).
 func PrintTables(w io.Writer, s *Summary) error {
 	t := newTable(w)
 	t.Header("metric", "value", "95% interval", "raw")
@@ -120,10 +121,7 @@ func PrintTables(w io.Writer, s *Summary) error {
 	if err := PrintRules(w, s); err != nil {
 		return err
 	}
-	if err := PrintGates(w, s.Gates); err != nil {
-		return err
-	}
-	return PrintWarnings(w, s)
+	return PrintGates(w, s.Gates)
 }
 
 // printOutputsAndRetrieval writes the per-output headline (when claims
@@ -168,16 +166,6 @@ func printOutputsAndRetrieval(w io.Writer, s *Summary) error {
 			t.Append(r[0], v)
 		}
 		return t.Render()
-	}
-	return nil
-}
-
-// PrintWarnings writes each of the summary's warnings on a line of its own.
-func PrintWarnings(w io.Writer, s *Summary) error {
-	for _, m := range s.Warnings {
-		if _, err := fmt.Fprintln(w, "warning: "+strings.TrimSpace(m)); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -35,8 +35,14 @@ type TrendRow struct {
 	// previous runs (up to the window); null before MinBandRuns of them.
 	BandLow  *float64 `parquet:"band_low,optional"`
 	BandHigh *float64 `parquet:"band_high,optional"`
-	// Flagged: the value lies outside the band.
+	// Flagged: the value left the band the way the metric gets worse
+	// (WorseWay; either way for a metric with no better direction), by
+	// more than its own 95% interval: a change within the run's sampling
+	// noise is not flagged, even beside the zero-width band of identical
+	// runs.
 	Flagged bool `parquet:"flagged"`
+	// Improved: it left the band, by as much, the way that is better.
+	Improved bool `parquet:"improved"`
 }
 
 // TrendOptions tune Trend.
@@ -51,6 +57,9 @@ type TrendRun struct {
 	RunID    string
 	Instance Instance
 	Rows     []MetricRow
+	// Manifest is the run's manifest.json (its inputs' sha256); nil when
+	// it has none.
+	Manifest *Manifest
 }
 
 // ErrNoRuns: nothing to make a trend of.
@@ -117,6 +126,9 @@ func LoadTrendRun(dir string) (TrendRun, error) {
 		return TrendRun{}, err
 	}
 	r := TrendRun{Dir: dir, Rows: rows}
+	if m, err := ReadManifest(dir); err == nil {
+		r.Manifest = m
+	}
 	if len(rows) > 0 {
 		r.RunID = rows[0].RunID
 		r.Instance = InstanceOf(rows[0].RunInstance, rows[0].StartedAt)
@@ -193,7 +205,7 @@ func Trend(runs []TrendRun, o TrendOptions) *TrendTable {
 			if len(prev) >= o.MinBandRuns {
 				lo, hi := minMax(prev)
 				row.BandLow, row.BandHigh = &lo, &hi
-				row.Flagged = m.Value != nil && (*m.Value < lo-zeroBelow || *m.Value > hi+zeroBelow)
+				row.Flagged, row.Improved = leftBand(m.Metric, m.Value, m.CILow, m.CIHigh, lo, hi)
 			}
 			if m.Value != nil {
 				history[key] = append(history[key], *m.Value)
@@ -202,6 +214,45 @@ func Trend(runs []TrendRun, o TrendOptions) *TrendTable {
 		}
 	}
 	return t
+}
+
+// leftBand says whether a value left the band [lo, hi] the worse way
+// (flagged) or the better way (improved): by more than floating-point
+// noise, and with its 95% interval, when it has one, clear of the band.
+func leftBand(metric string, v, ciLo, ciHi *float64, lo, hi float64) (flagged, improved bool) {
+	if v == nil {
+		return false, false
+	}
+	below, above := *v < lo-zeroBelow, *v > hi+zeroBelow
+	if ciLo != nil && ciHi != nil {
+		below, above = below && *ciHi < lo, above && *ciLo > hi
+	}
+	switch WorseWay(metric) {
+	case HigherIsWorse:
+		return above, below
+	case LowerIsWorse:
+		return below, above
+	}
+	return below || above, false
+}
+
+// InputDifferences are the runs whose input files (corpus, spans, claims,
+// gold) differ by sha256 from the latest run's, as audit diff refuses them:
+// generated sets reuse claim ids, so a trend over unrelated inputs would
+// read as one series. Empty when every run shares the latest's inputs
+// (or a run has no manifest to say).
+func (t *TrendTable) InputDifferences() []string {
+	if len(t.Runs) < 2 {
+		return nil
+	}
+	last := t.Runs[len(t.Runs)-1]
+	var out []string
+	for _, r := range t.Runs[:len(t.Runs)-1] {
+		if d := inputDifferences(r.Manifest, last.Manifest); len(d) > 0 {
+			out = append(out, fmt.Sprintf("%s against the latest, %s: %s", r.Dir, last.Dir, strings.Join(d, ", ")))
+		}
+	}
+	return out
 }
 
 func lastN(xs []float64, n int) []float64 {
@@ -240,19 +291,20 @@ func (t *TrendTable) Series(metric, slice, stage string) []TrendRow {
 	return out
 }
 
-// TrendGate is `<metric>[<slice>].drop|rise <op> <number>`: the latest
-// run's value against the median of up to Window runs before it; drop is
-// median − latest, rise latest − median.
+// TrendGate is `<metric>[<slice>].drop|rise|worse <op> <number>`: the
+// latest run's value against the median of up to Window runs before it;
+// drop is median − latest, rise latest − median, worse the change the way
+// the metric gets worse (WorseWay: a drop of accuracy, a rise of ECE).
 type TrendGate struct {
 	Expr      string
 	Metric    string
 	Slice     string
-	Direction string // drop or rise
+	Direction string // drop, rise or worse
 	Op        string
 	Threshold float64
 }
 
-var trendGateRE = regexp.MustCompile(`^([a-z0-9_]+)(?:\[([^\]]+)\])?\.(drop|rise)\s*(>=|<=|>|<)\s*([-+0-9.eE]+)$`)
+var trendGateRE = regexp.MustCompile(`^([a-z0-9_]+)(?:\[([^\]]+)\])?\.(drop|rise|worse)\s*(>=|<=|>|<)\s*([-+0-9.eE]+)$`)
 
 // ParseTrendGates reads --fail-on for audit trend (comma-separated).
 func ParseTrendGates(s string) ([]TrendGate, error) {
@@ -264,10 +316,13 @@ func ParseTrendGates(s string) ([]TrendGate, error) {
 		}
 		m := trendGateRE.FindStringSubmatch(part)
 		if m == nil {
-			return nil, fmt.Errorf("trend gate %q: want METRIC[.SLICE].drop>X or .rise>X, e.g. accuracy.drop>0.02 or ece_10[type=numeric].rise>0.05", part)
+			return nil, fmt.Errorf("trend gate %q: want METRIC[.SLICE].drop>X, .rise>X or .worse>X, e.g. accuracy.drop>0.02, ece_10[type=numeric].rise>0.05 or aurc.worse>0.01", part)
 		}
 		if !isKnownMetric(m[1]) {
 			return nil, fmt.Errorf("trend gate %q: %s", part, unknownMetric(m[1], metrics.Names, ""))
+		}
+		if m[3] == "worse" && WorseWay(m[1]) == EitherWay {
+			return nil, fmt.Errorf("trend gate %q: %s has no worse direction: use .drop or .rise", part, m[1])
 		}
 		x, err := strconv.ParseFloat(m[5], 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
@@ -332,8 +387,8 @@ func (t *TrendTable) change(g TrendGate, stage string) (float64, string) {
 		return 0, fmt.Sprintf("%s is undefined: no earlier run to compare with", g.Expr)
 	}
 	d := *last.Value - median(prev)
-	if g.Direction == "drop" {
-		d = -d
+	if g.Direction == "drop" || g.Direction == "worse" && WorseWay(g.Metric) == LowerIsWorse {
+		d = 0 - d // never -0
 	}
 	return d, ""
 }

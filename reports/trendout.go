@@ -83,14 +83,17 @@ func (t *TrendTable) Write(dir string, v TrendView) error {
 	return f.Commit()
 }
 
-var colFlag = color.RGBA{R: 200, G: 30, B: 30, A: 255}
+var (
+	colFlag     = color.RGBA{R: 200, G: 30, B: 30, A: 255}
+	colImproved = color.RGBA{R: 30, G: 130, B: 70, A: 255}
+)
 
 // trendFigure plots one metric over the runs (x: run number, oldest
 // first): the value with its 95% interval, the band of the previous runs,
 // and the runs that left it in red. Nil when no run has a value.
 func (t *TrendTable) trendFigure(metric, slice, stage string) (*figure, error) {
 	s := t.Series(metric, slice, stage)
-	var pts, flagged plotter.XYs
+	var pts, flagged, improved plotter.XYs
 	var errs plotter.YErrors
 	var bandLo, bandHi plotter.XYs
 	for i, r := range s {
@@ -110,11 +113,14 @@ func (t *TrendTable) trendFigure(metric, slice, stage string) (*figure, error) {
 		if r.Flagged {
 			flagged = append(flagged, plotter.XY{X: x, Y: *r.Value})
 		}
+		if r.Improved {
+			improved = append(improved, plotter.XY{X: x, Y: *r.Value})
+		}
 	}
 	if len(pts) == 0 {
 		return nil, nil
 	}
-	p := newPanel(fmt.Sprintf("%s (slice %s, %s) over %d runs", metric, slice, stage, len(s)), "run (oldest first; label: start date, UTC)", metric)
+	p := newPanel(fmt.Sprintf("%s (slice %s, %s; %s) over %d runs", metric, slice, stage, WorseWay(metric), len(s)), "run (oldest first; label: start date, UTC)", metric)
 	f := newFigure(TrendPlotName(metric), slideH, p)
 	f.below = true
 	if err := addBand(f, p, bandLo, bandHi, t.opts.Window); err != nil {
@@ -135,7 +141,20 @@ func (t *TrendTable) trendFigure(metric, slice, stage string) (*figure, error) {
 		}
 		fs.Color, fs.Shape, fs.Radius = colFlag, draw.RingGlyph{}, vg.Points(9)
 		p.Add(fs)
-		f.addLegend(p, "left the previous runs' band", fs)
+		what := "worse: left the previous runs' band"
+		if WorseWay(metric) == EitherWay {
+			what = "left the previous runs' band"
+		}
+		f.addLegend(p, what, fs)
+	}
+	if len(improved) > 0 {
+		is, err := plotter.NewScatter(improved)
+		if err != nil {
+			return nil, err
+		}
+		is.Color, is.Shape, is.Radius = colImproved, draw.RingGlyph{}, vg.Points(9)
+		p.Add(is)
+		f.addLegend(p, "better: left the band the better way", is)
 	}
 	p.X.Min, p.X.Max = 0.5, float64(len(s))+0.5
 	p.X.Tick.Marker = runTicks(s)
@@ -191,17 +210,19 @@ type trendPage struct {
 }
 
 type trendSeries struct {
-	Metric  string
-	Plot    template.URL
-	Rows    []trendLine
-	Flagged int
+	Metric    string
+	Plot      template.URL
+	Rows      []trendLine
+	Flagged   int
+	Improved  int
+	Direction string
 }
 
 type trendLine struct {
 	N                          int
 	Started, Instance, RunID   string
 	Run, Value, Interval, Band string
-	Flagged                    bool
+	Flagged, Improved          bool
 }
 
 func (t *TrendTable) html(v TrendView, figs []*figure) ([]byte, error) {
@@ -218,10 +239,10 @@ func (t *TrendTable) html(v TrendView, figs []*figure) ([]byte, error) {
 		plots[f.name] = template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))
 	}
 	for _, m := range v.Metrics {
-		s := trendSeries{Metric: m, Plot: plots[TrendPlotName(m)]}
+		s := trendSeries{Metric: m, Plot: plots[TrendPlotName(m)], Direction: WorseWay(m).String()}
 		for i, r := range t.Series(m, v.Slice, v.Stage) {
 			l := trendLine{N: i + 1, Started: InstanceOf(r.RunInstance, r.StartedAt).Stamp(), Instance: r.RunInstance, RunID: r.RunID,
-				Run: r.Run, Value: FormatMetric(m, r.Value, false), Flagged: r.Flagged}
+				Run: r.Run, Value: FormatMetric(m, r.Value, false), Flagged: r.Flagged, Improved: r.Improved}
 			if r.CILow != nil && r.CIHigh != nil {
 				l.Interval = fmt.Sprintf("[%.3f, %.3f]", *r.CILow, *r.CIHigh)
 			}
@@ -230,6 +251,9 @@ func (t *TrendTable) html(v TrendView, figs []*figure) ([]byte, error) {
 			}
 			if r.Flagged {
 				s.Flagged++
+			}
+			if r.Improved {
+				s.Improved++
 			}
 			s.Rows = append(s.Rows, l)
 		}

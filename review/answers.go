@@ -37,14 +37,24 @@ var (
 // of every file is collected, positioned (file:line:col field).
 type Answers struct {
 	queue map[string]bool
-	seen  map[[2]string]string // (claim, reviewer) → where first answered
+	seen  map[[2]string]seenAnswer // (claim, reviewer) → the first answer
 	Errs  jsonl.ErrorList
 	List  []Answer
+	// Repeated counts answers identical (label and note) to one already
+	// recorded for the claim by the same reviewer: skipped, so importing
+	// the same file twice changes nothing.
+	Repeated int
+}
+
+// seenAnswer is where a (claim, reviewer) was first answered, and what.
+type seenAnswer struct {
+	where       string
+	label, note string
 }
 
 // NewAnswers starts an empty set of answers about q's claims.
 func NewAnswers(q *Queue, maxErrors int) *Answers {
-	a := &Answers{queue: map[string]bool{}, seen: map[[2]string]string{}}
+	a := &Answers{queue: map[string]bool{}, seen: map[[2]string]seenAnswer{}}
 	a.Errs.Limit = maxErrors
 	for _, it := range q.Items {
 		a.queue[it.ClaimID] = true
@@ -81,11 +91,15 @@ func (a *Answers) add(file string, line int, col func(string) int, an Answer, no
 		fail("reviewed_at", jsonl.Errorf(jsonl.ErrWrongType, "%q is not an RFC 3339 time", an.ReviewedAt))
 	}
 	key := [2]string{an.ClaimID, an.Reviewer}
-	if where, dup := a.seen[key]; dup && an.Reviewer != "" {
-		fail("claim_id", jsonl.Errorf(ErrDuplicate, "reviewer %q already answered claim %q at %s", an.Reviewer, an.ClaimID, where))
+	if prev, dup := a.seen[key]; dup && an.Reviewer != "" {
+		if ok && prev.label == an.Label && prev.note == an.Note {
+			a.Repeated++ // the same answer again: nothing to add
+			return
+		}
+		fail("claim_id", jsonl.Errorf(ErrDuplicate, "reviewer %q already answered claim %q at %s (%s), differently", an.Reviewer, an.ClaimID, prev.where, prev.label))
 	}
 	if ok {
-		a.seen[key] = fmt.Sprintf("%s:%d", file, line)
+		a.seen[key] = seenAnswer{where: fmt.Sprintf("%s:%d", file, line), label: an.Label, note: an.Note}
 		a.List = append(a.List, an)
 	}
 }

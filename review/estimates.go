@@ -214,8 +214,12 @@ func row(q *Queue, name, method string, r, classical estimate.Result) reports.Es
 	er.Value, er.CILow, er.CIHigh, er.StdError = fp(r.Value), fp(r.Lo), fp(r.Hi), fp(r.SE)
 	if method == "ppi" {
 		er.Lambda = fp(r.Lambda)
-		if r.SE > 0 && classical.Estimable() {
-			er.NEffective = fp(float64(r.N) * classical.SE * classical.SE / (r.SE * r.SE))
+		// From the intervals as printed, so it never says "better" beside
+		// a wider interval: the two intervals need not be built alike
+		// (a bounded share's classical interval is not ± 1.96·SE), so the
+		// ratio of variances and the ratio of widths can disagree.
+		if w, wc := r.Hi-r.Lo, classical.Hi-classical.Lo; w > 0 && wc > 0 && classical.Estimable() {
+			er.NEffective = fp(float64(r.N) * (wc / w) * (wc / w))
 		}
 	}
 	return er

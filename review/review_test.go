@@ -136,3 +136,53 @@ func FuzzAnswers(f *testing.F) {
 		}
 	})
 }
+
+// The effective n and the interval widths never disagree: n_effective is
+// below n_human exactly when the PPI interval is wider than the classical
+// one (it was computed from variances, and the intervals are not built
+// alike: "width 1.03" beside "effective n 44 (of 42)").
+func TestEffectiveNAgreesWithWidths(t *testing.T) {
+	records := syntheticRecords(300)
+	q, err := Draw(records, Options{N: 60, Strategy: estimate.Uniform, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := []string{"supported", "unsupported", "insufficient"}
+	var answers []Answer
+	for i, it := range q.Items {
+		l := labels[i%3]
+		if i%4 == 0 {
+			l = labels[(i+1)%3]
+		}
+		answers = append(answers, Answer{ClaimID: it.ClaimID, Label: l, Reviewer: "r"})
+	}
+	res, err := Estimate(records, q, answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classical := map[string][2]float64{}
+	for _, r := range res.Rows {
+		if r.Method == "classical" && r.CILow != nil {
+			classical[r.Quantity] = [2]float64{*r.CILow, *r.CIHigh}
+		}
+	}
+	checked := 0
+	for _, r := range res.Rows {
+		c, ok := classical[r.Quantity]
+		if r.Method != "ppi" || r.NEffective == nil || !ok {
+			continue
+		}
+		ratio := (*r.CIHigh - *r.CILow) / (c[1] - c[0])
+		want := float64(r.NHuman) / (ratio * ratio)
+		if diff := *r.NEffective - want; diff > 1e-9 || diff < -1e-9 {
+			t.Errorf("%s: n_effective %v, the widths say %v", r.Quantity, *r.NEffective, want)
+		}
+		if (ratio > 1) != (*r.NEffective < float64(r.NHuman)) {
+			t.Errorf("%s: width ratio %.3f beside effective n %.1f of %d", r.Quantity, ratio, *r.NEffective, r.NHuman)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no ppi row with an effective n")
+	}
+}

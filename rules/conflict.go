@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
 	"github.com/claimaudit/claimaudit/lint"
 )
@@ -31,13 +30,22 @@ import (
 // authorities' verdict decides (flags conflict and authority). Authorities
 // that disagree among themselves decide nothing.
 func conflict(in Input, o Options) (finding, bool) {
-	votes := passageVotes(in, o)
-	if len(votes) == 0 {
-		votes = numericVotes(in, o)
+	// The checks that read the passages' own words come first: they do not
+	// depend on the verifier, so a conflict in the corpus is found whichever
+	// verifier ran and whichever passage ranks first.
+	if f, ok := sides(numericVotes(in, o)); ok {
+		return f, true
 	}
-	if len(votes) == 0 {
-		votes = yearVotes(in)
+	if f, ok := sides(yearVotes(in)); ok {
+		return f, true
 	}
+	return sides(passageVotes(in, o))
+}
+
+// sides decides the conflict from one kind of votes: none unless both
+// supported and unsupported are voted; then the authorities' side when
+// only one side has authorities, else insufficient.
+func sides(votes []vote) (finding, bool) {
 	var seen, auth [3]bool
 	for _, v := range votes {
 		seen[v.label.Index()] = true
@@ -64,11 +72,13 @@ type vote struct {
 }
 
 // passageVotes are the passages the verifier scored on their own that
-// support or contradict at ConflictMin or more.
+// support or contradict at ConflictMin or more, among those that name the
+// claim's entity (a passage about another entity neither supports nor
+// contradicts it).
 func passageVotes(in Input, o Options) []vote {
 	var out []vote
 	for _, p := range in.Passages {
-		if p.Probs == nil {
+		if p.Probs == nil || !in.aboutEntity(p.Text) {
 			continue
 		}
 		switch {
@@ -82,7 +92,8 @@ func passageVotes(in Input, o Options) []vote {
 }
 
 // numericVotes checks the claim's number against each document's numbers
-// on their own: verified is a vote for supported, a mismatch one for
+// on their own — those about the claim's entity and under its qualifiers
+// (relevantFacts) — : verified is a vote for supported, a mismatch one for
 // unsupported.
 func numericVotes(in Input, o Options) []vote {
 	if !in.hasNumber() {
@@ -95,7 +106,7 @@ func numericVotes(in Input, o Options) []vote {
 		if _, seen := facts[p.DocID]; !seen {
 			order = append(order, p.DocID)
 		}
-		facts[p.DocID] = append(facts[p.DocID], p.Facts...)
+		facts[p.DocID] = append(facts[p.DocID], in.relevantFacts(p.Facts)...)
 		authority[p.DocID] = authority[p.DocID] || p.Doc.Authority
 	}
 	if len(order) < 2 {
@@ -106,8 +117,8 @@ func numericVotes(in Input, o Options) []vote {
 		if len(facts[d]) == 0 {
 			continue
 		}
-		nc := in.numericCheck(facts[d], o.NumericPolicy)
-		if nc.Fact == nil || !aboutSubject(in, nc.Fact.Context, nc.Fact.Description) || !in.sameYears(nc.Fact.Years) {
+		nc := in.entityNumericCheck(facts[d], o.NumericPolicy)
+		if nc.Fact == nil || !in.sameYears(nc.Fact.Years) {
 			continue
 		}
 		switch nc.Status {
@@ -186,7 +197,7 @@ func yearVotes(in Input) []vote {
 		}
 		for _, s := range sentenceEnd.Split(p.Text, -1) {
 			ys := yearsIn(s)
-			if len(ys) == 0 || !sameEvent(in.Claim, words, s) {
+			if len(ys) == 0 || !in.aboutEntity(s) || !sameEvent(in, words, s) {
 				continue
 			}
 			seen[p.DocID] = true
@@ -205,13 +216,14 @@ func yearVotes(in Input) []vote {
 // normalised entities, it names them all and shares another word (by its
 // first five letters: "chartered", "charter") with the claim; without, it
 // holds at least 80% of the claim's words.
-func sameEvent(c claims.Claim, words []string, sentence string) bool {
+func sameEvent(in Input, words []string, sentence string) bool {
+	c := in.Claim
 	if len(c.Normalization.Entities) == 0 {
 		return overlap(words, sentence) >= 0.8
 	}
 	entity := map[string]bool{}
 	for _, e := range c.Normalization.Entities {
-		if !contains(sentence, e) {
+		if !mentions(in.textWords(sentence), normName(e)) {
 			return false
 		}
 		for _, w := range contentWords(e) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claimaudit/claimaudit/label"
 	"github.com/stretchr/testify/require"
 )
 
@@ -76,15 +75,4 @@ func FuzzHedgeCue(f *testing.F) {
 			t.Fatalf("%q: regexp %v, scanner %v", s, want, !want)
 		}
 	})
-}
-
-// oldHedge is the hedge rule with the regular expression (oldTable's).
-func oldHedge(in Input, _ Options) (finding, bool) {
-	if !hedgeModalities[in.Claim.Modality] && !oldHedgeCue.MatchString(in.Claim.Text) {
-		return finding{}, false
-	}
-	if p, ok := in.deciding(); ok && possibilityCue.MatchString(p.Text) {
-		return finding{}, false
-	}
-	return finding{label: label.Insufficient, flags: []string{FlagHedged}}, true
 }

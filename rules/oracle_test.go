@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,284 +21,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The rules as they were before a claim's text was read once per Apply
-// (claimText): every use read the claim, and the passages, again; the hedge
-// rule with its regular expression. They are the oracle of the rules that
-// read text (conflict, qualifier, underspecified, hedge); the others did
-// not change.
-var oldTable = map[string]rule{
-	Fallback: fallback, NoEvidence: noEvidence, Conflict: oldConflict, Qualifier: oldQualifier,
-	Underspecified: oldUnderspecified, Hedge: oldHedge, Stale: stale,
-}
-
-// oldApply is Apply over oldTable.
-func oldApply(in Input, o Options) Result {
-	if o.MaxAge == 0 {
-		o.MaxAge = DefaultMaxAge
-	}
-	if o.ConflictMin == 0 {
-		o.ConflictMin = DefaultConflictMin
-	}
-	r := Result{Label: in.Label}
-	for _, name := range Names {
-		if !o.Enabled[name] {
-			continue
-		}
-		f, fired := oldTable[name](in, o)
-		if !fired {
-			continue
-		}
-		r.Flags = append(r.Flags, f.flags...)
-		if f.label == label.None || f.label == in.Label || r.Rule != "" ||
-			(in.Label == label.None && name != NoEvidence && name != Fallback) {
-			continue
-		}
-		r.Rule, r.RuleLabel = name, f.label
-		if o.Effect == EffectFlag {
-			continue
-		}
-		r.Label = f.label
-		r.DecidedBy = DecidedBy(name)
-		in.Label, in.Abstain = f.label, ""
-	}
-	return r
-}
-
-func oldConflict(in Input, o Options) (finding, bool) {
-	votes := passageVotes(in, o)
-	if len(votes) == 0 {
-		votes = oldNumericVotes(in, o)
-	}
-	if len(votes) == 0 {
-		votes = oldYearVotes(in)
-	}
-	var seen, auth [3]bool
-	for _, v := range votes {
-		seen[v.label.Index()] = true
-		if v.authority {
-			auth[v.label.Index()] = true
-		}
-	}
-	if !seen[0] || !seen[1] {
-		return finding{}, false
-	}
-	switch {
-	case auth[0] && !auth[1]:
-		return finding{label: label.Supported, flags: []string{FlagConflict, FlagAuthority}}, true
-	case auth[1] && !auth[0]:
-		return finding{label: label.Unsupported, flags: []string{FlagConflict, FlagAuthority}}, true
-	}
-	return finding{label: label.Insufficient, flags: []string{FlagConflict}}, true
-}
-
-func oldHasNumber(text string) bool {
-	years := map[float64]bool{}
-	for _, y := range numeric.YearsIn(text) {
-		years[float64(y)] = true
-	}
-	for _, m := range numeric.FindNumbers(text) {
-		if !years[m.Value] {
-			return true
-		}
-	}
-	return false
-}
-
-func oldNumericVotes(in Input, o Options) []vote {
-	if !oldHasNumber(in.Claim.Text) {
-		return nil
-	}
-	var order []string
-	facts := map[string][]lint.Fact{}
-	authority := map[string]bool{}
-	for _, p := range in.Passages {
-		if _, seen := facts[p.DocID]; !seen {
-			order = append(order, p.DocID)
-		}
-		facts[p.DocID] = append(facts[p.DocID], p.Facts...)
-		authority[p.DocID] = authority[p.DocID] || p.Doc.Authority
-	}
-	if len(order) < 2 {
-		return nil
-	}
-	var out []vote
-	for _, d := range order {
-		if len(facts[d]) == 0 {
-			continue
-		}
-		nc := lint.VerifyNumeric(in.Claim.Text, facts[d], lint.MatchOptions{Policy: o.NumericPolicy})
-		if nc.Fact == nil || !oldAboutSubject(in, nc.Fact.Context, nc.Fact.Description) || !oldSameYears(in.Claim, nc.Fact.Years) {
-			continue
-		}
-		switch nc.Status {
-		case lint.NumericVerified:
-			out = append(out, vote{label.Supported, authority[d]})
-		case lint.NumericMismatch:
-			out = append(out, vote{label.Unsupported, authority[d]})
-		}
-	}
-	return out
-}
-
-func oldSameYears(c claims.Claim, years []int) bool {
-	want := numeric.YearsIn(c.Text)
-	if lo, hi, ok := timeframeYears(c.Timeframe); ok {
-		for y := lo; y <= hi && y-lo < 200; y++ {
-			want = append(want, y)
-		}
-	}
-	if len(want) == 0 {
-		return len(years) == 0
-	}
-	for _, y := range years {
-		for _, w := range want {
-			if y == w {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func oldYearVotes(in Input) []vote {
-	years := numeric.YearsIn(in.Claim.Text)
-	if len(years) != 1 || oldHasNumber(in.Claim.Text) {
-		return nil
-	}
-	y := years[0]
-	var words []string
-	for _, w := range contentWords(in.Claim.Text) {
-		if w != strconv.Itoa(y) {
-			words = append(words, w)
-		}
-	}
-	if len(words) < 2 {
-		return nil
-	}
-	seen := map[string]bool{}
-	var out []vote
-	for _, p := range in.Passages {
-		if seen[p.DocID] {
-			continue
-		}
-		for _, s := range sentenceEnd.Split(p.Text, -1) {
-			ys := numeric.YearsIn(s)
-			if len(ys) == 0 || !sameEvent(in.Claim, words, s) {
-				continue
-			}
-			seen[p.DocID] = true
-			l := label.Unsupported
-			if slices.Contains(ys, y) {
-				l = label.Supported
-			}
-			out = append(out, vote{l, p.Doc.Authority})
-			break
-		}
-	}
-	return out
-}
-
-func oldQualifier(in Input, _ Options) (finding, bool) {
-	p, ok := in.deciding()
-	if !ok {
-		return finding{}, false
-	}
-	c := in.Claim
-	supported := in.Label == label.Supported
-	if oldMissing(c, p.Text) && !oldAnyHolds(c, in.Passages) {
-		return finding{label: pick(supported, label.Insufficient), flags: []string{FlagQualifierMissing}}, true
-	}
-	if c.Polarity == "negative" && !negated(p.Text) {
-		return finding{label: pick(supported, label.Unsupported), flags: []string{FlagPolarity}}, true
-	}
-	return finding{}, false
-}
-
-func oldMissing(c claims.Claim, text string) bool {
-	for _, e := range c.Normalization.Entities {
-		if !contains(text, e) {
-			return true
-		}
-	}
-	for _, q := range []string{c.Qualifiers.Location, c.Qualifiers.Population, c.Qualifiers.Condition} {
-		for _, w := range contentWords(q) {
-			if !contains(text, w) {
-				return true
-			}
-		}
-	}
-	if lo, hi, ok := timeframeYears(c.Timeframe); ok {
-		for _, y := range numeric.YearsIn(text) {
-			if y >= lo && y <= hi {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-func oldAnyHolds(c claims.Claim, ps []Passage) bool {
-	for _, p := range ps {
-		if !oldMissing(c, p.Text) {
-			return true
-		}
-	}
-	return false
-}
-
-func oldUnderspecified(in Input, _ Options) (finding, bool) {
-	c := in.Claim
-	if c.Timeframe != nil || len(numeric.YearsIn(c.Text)) > 0 || !oldHasNumber(c.Text) {
-		return finding{}, false
-	}
-	byYear := map[int]float64{}
-	for _, p := range in.Passages {
-		for _, f := range p.Facts {
-			if len(f.Years) != 1 || float64(f.Years[0]) == f.Value || !oldSameQuantity(c.Text, f) || !oldAboutSubject(in, f.Context, f.Description) {
-				continue
-			}
-			byYear[f.Years[0]] = f.Value
-		}
-	}
-	first, set := 0.0, false
-	for _, v := range byYear {
-		if !set {
-			first, set = v, true
-			continue
-		}
-		if math.Abs(v-first) > 0.005*math.Max(math.Abs(v), math.Abs(first)) {
-			return finding{label: label.Insufficient, flags: []string{FlagUnderspecified}}, true
-		}
-	}
-	return finding{}, false
-}
-
-func oldSameQuantity(claimText string, f lint.Fact) bool {
-	for _, m := range numeric.FindNumbers(claimText) {
-		s, ok := lint.Similarity(claimText, m.Value, m.Unit, f, 0.05)
-		if ok && s >= 0.3 {
-			return true
-		}
-	}
-	return false
-}
-
-func oldAboutSubject(in Input, context, description string) bool {
-	names := in.Claim.Normalization.Entities
-	if len(names) == 0 && in.Claim.Subject != "" {
-		names = []string{in.Claim.Subject}
-	}
-	if context == "" {
-		context = description
-	}
-	for _, n := range names {
-		if !contains(context, n) {
-			return false
-		}
-	}
-	return true
-}
+// unmemoised is Apply with every text read again on each use (Input.claim
+// nil: each helper then reads the claim and the passages itself): the
+// oracle of the reading-once memo (claimText) that Apply uses.
+func unmemoised(in Input, o Options) Result { return apply(in, o, false) }
 
 // ruleCase is a claim with the passages the rules see, built from a set's
 // claims and documents: the documents that name the claim's subject (the
@@ -362,7 +86,7 @@ func ruleCases(r *rand.Rand, cs []claims.Claim, docs []string, n int) []Input {
 	return out
 }
 
-// equalToOldRules fails t where Apply differs from oldApply on in, under
+// equalToOldRules fails t where Apply differs from unmemoised on in, under
 // every rule, each rule alone, both effects, both policies, and with the
 // caller's numeric check of the claim given (under another policy) or not.
 func equalToOldRules(t testing.TB, in Input) (fired int) {
@@ -371,7 +95,7 @@ func equalToOldRules(t testing.TB, in Input) (fired int) {
 		for _, effect := range []Effect{EffectOverride, EffectFlag} {
 			for _, policy := range []string{"", numeric.PolicyAuto} {
 				o := Options{Enabled: enabled, Effect: effect, NumericPolicy: policy}
-				want := oldApply(in, o)
+				want := unmemoised(in, o)
 				in.Check = nil
 				require.Equal(t, want, Apply(in, o), "claim %q", in.Claim.Text)
 				in.Check = lint.PrepareClaim(in.Claim.Text, lint.MatchOptions{Policy: numeric.PolicyAuto})
@@ -383,7 +107,7 @@ func equalToOldRules(t testing.TB, in Input) (fired int) {
 	return fired
 }
 
-// The rules with the claim read once equal the rules as they were, on
+// The rules with the claim read once equal the rules reading it on each use, on
 // 2,000 claims of a generated set (its rule cases included) with the
 // passages of their subjects' documents.
 func TestRulesEqualOldRules(t *testing.T) {
@@ -405,7 +129,7 @@ func TestRulesEqualOldRules(t *testing.T) {
 	cases = append(cases, Input{Claim: kael, Passages: []Passage{near, far}, Label: label.Supported, Deciding: 1})
 	for _, in := range append(cases, ruleCases(rand.New(rand.NewPCG(25, 2)), cs, docs, 2000)...) {
 		equalToOldRules(t, in)
-		for _, f := range oldApply(in, Options{Enabled: map[string]bool{Conflict: true, Qualifier: true, Underspecified: true}}).Flags {
+		for _, f := range unmemoised(in, Options{Enabled: map[string]bool{Conflict: true, Qualifier: true, Underspecified: true}}).Flags {
 			flags[f]++
 		}
 	}
@@ -470,7 +194,7 @@ func BenchmarkApply(b *testing.B) {
 		start := cpuTime()
 		for b.Loop() {
 			for _, in := range ins {
-				oldApply(in, o)
+				unmemoised(in, o)
 			}
 		}
 		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")

@@ -7,62 +7,85 @@ import (
 	"github.com/claimaudit/claimaudit/label"
 )
 
-// qualifier: seed 003's "supported ... under the same qualifiers". A
-// claim the verifier calls supported must have its normalised entities,
-// the years of its timeframe, and the words of its location, population
-// and condition in the deciding passage; one missing there, and no other
-// retrieved passage holding them all, makes it insufficient (the evidence
-// is about something else, or says less). A negative claim the verifier
-// calls supported on a passage with no negation is unsupported: the
-// passage states the positive. Claims without these fields, and labels
-// other than supported, are left alone: a passage about another year can
-// still contradict (seed 003's mutually exclusive facts).
+// qualifier: seed 003's "supported ... under the same qualifiers" and
+// "incomplete, ambiguous or underspecified → insufficient". The claim's
+// normalised entities, the words of its location, population and
+// condition, and the years of its timeframe (start to end; as_of is when
+// the claim was made, not what the evidence must state) must be in the
+// deciding passage — or, when it lacks one, in some other retrieved
+// passage that holds them all. When none does:
+//
+//   - a qualifier the passage does not address at all (no word of the
+//     place, no year when the claim has a timeframe): the passage says less
+//     than the claim, so it can neither entail nor contradict it — a
+//     supported or unsupported label becomes insufficient, flag
+//     qualifier_missing;
+//   - only the timeframe, and the passage names other years: it speaks of
+//     another time — supported becomes insufficient, flag
+//     qualifier_differs; unsupported stands (another year's fact can
+//     exclude the claim's: seed 003's mutually exclusive facts).
+//
+// A negative claim the verifier calls supported on a passage with no
+// negation is unsupported (flag polarity): the passage states the positive.
 func qualifier(in Input, _ Options) (finding, bool) {
 	p, ok := in.deciding()
 	if !ok {
 		return finding{}, false
 	}
 	// The flags do not depend on the label (a shard's records are
-	// re-decided from them); the label applies to supported alone.
+	// re-decided from them); the labels do.
 	c := in.Claim
-	supported := in.Label == label.Supported
-	if in.missing(p.Text) && !in.anyHolds() {
-		return finding{label: pick(supported, label.Insufficient), flags: []string{FlagQualifierMissing}}, true
+	if gap := in.missing(p.Text); gap != qualifierHeld && !in.anyHolds() {
+		if gap == qualifierOtherYear {
+			return finding{label: pick(in.Label == label.Supported, label.Insufficient), flags: []string{FlagQualifierDiffers}}, true
+		}
+		decided := in.Label == label.Supported || in.Label == label.Unsupported
+		return finding{label: pick(decided, label.Insufficient), flags: []string{FlagQualifierMissing}}, true
 	}
 	if c.Polarity == "negative" && !negated(p.Text) {
-		return finding{label: pick(supported, label.Unsupported), flags: []string{FlagPolarity}}, true
+		return finding{label: pick(in.Label == label.Supported, label.Unsupported), flags: []string{FlagPolarity}}, true
 	}
 	return finding{}, false
 }
 
-// missing says whether a passage leaves out one of the claim's qualifiers.
-func (in Input) missing(text string) bool {
+// What a passage leaves out of the claim's qualifiers.
+type qualifierGap int
+
+const (
+	qualifierHeld      qualifierGap = iota // it holds them all
+	qualifierMissing                       // it does not address one
+	qualifierOtherYear                     // it holds all but the timeframe, and names other years
+)
+
+// missing says what a passage leaves out of the claim's qualifiers.
+func (in Input) missing(text string) qualifierGap {
 	c := in.Claim
 	for _, e := range c.Normalization.Entities {
 		if !in.contains(text, e) {
-			return true
+			return qualifierMissing
 		}
 	}
-	for _, q := range []string{c.Qualifiers.Location, c.Qualifiers.Population, c.Qualifiers.Condition} {
-		for _, w := range contentWords(q) {
-			if !in.contains(text, w) {
-				return true
-			}
-		}
+	if in.qualifierAbsent(text) {
+		return qualifierMissing
 	}
 	if lo, hi, ok := timeframeYears(c.Timeframe); ok {
-		for _, y := range in.yearsIn(text) {
+		ys := in.yearsIn(text)
+		for _, y := range ys {
 			if y >= lo && y <= hi {
-				return false
+				return qualifierHeld
 			}
 		}
-		return true
+		if len(ys) > 0 {
+			return qualifierOtherYear
+		}
+		return qualifierMissing
 	}
-	return false
+	return qualifierHeld
 }
 
 // timeframeYears is the span of years a timeframe covers: start to end,
-// or the as-of year alone.
+// or the one of them given. as_of is when the claim was made, not a time
+// the claim speaks of: it spans nothing here.
 func timeframeYears(tf *claims.Timeframe) (lo, hi int, ok bool) {
 	if tf == nil {
 		return 0, 0, false
@@ -84,9 +107,6 @@ func timeframeYears(tf *claims.Timeframe) (lo, hi int, ok bool) {
 	case okE:
 		return e, e, true
 	}
-	if a, okA := year(tf.AsOf); okA {
-		return a, a, true
-	}
 	return 0, 0, false
 }
 
@@ -94,7 +114,7 @@ func timeframeYears(tf *claims.Timeframe) (lo, hi int, ok bool) {
 // qualifiers.
 func (in Input) anyHolds() bool {
 	for _, p := range in.Passages {
-		if !in.missing(p.Text) {
+		if in.missing(p.Text) == qualifierHeld {
 			return true
 		}
 	}

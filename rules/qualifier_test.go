@@ -19,7 +19,13 @@ func TestQualifier(t *testing.T) {
 		flags    []string
 	}{
 		{"another year only", claims.Claim{Text: "Kael Falls had 638,000 residents in 2020.", Timeframe: y2020, Normalization: kael},
-			[]string{"Kael Falls had 638,000 residents in 2021."}, label.Insufficient, "rule:qualifier", []string{FlagQualifierMissing}},
+			[]string{"Kael Falls had 638,000 residents in 2021."}, label.Insufficient, "rule:qualifier", []string{FlagQualifierDiffers}},
+		{"no year at all", claims.Claim{Text: "Kael Falls had 638,000 residents in 2020.", Timeframe: y2020, Normalization: kael},
+			[]string{"Kael Falls had 638,000 residents."}, label.Insufficient, "rule:qualifier", []string{FlagQualifierMissing}},
+		{"as_of is not a year to find", claims.Claim{Text: "The Tamsin Bridge opened in 1850.", Timeframe: &claims.Timeframe{AsOf: "2024-05-01"}},
+			[]string{"The Tamsin Bridge opened in 1850."}, label.Supported, "", nil},
+		{"location not named", claims.Claim{Text: "The fee is $150 in California.", Qualifiers: claims.Qualifiers{Location: "California"}},
+			[]string{"The fee is $150."}, label.Insufficient, "rule:qualifier", []string{FlagQualifierMissing}},
 		{"the year is there", claims.Claim{Text: "Kael Falls had 638,000 residents in 2020.", Timeframe: y2020, Normalization: kael},
 			[]string{"Kael Falls had 638,000 residents in 2020."}, label.Supported, "", nil},
 		{"another passage holds it", claims.Claim{Text: "Kael Falls had 638,000 residents in 2020.", Timeframe: y2020, Normalization: kael},
@@ -42,10 +48,32 @@ func TestQualifier(t *testing.T) {
 			expect(t, r, tc.want, tc.by, tc.flags...)
 		})
 	}
-	t.Run("unsupported stands", func(t *testing.T) {
-		c := claims.Claim{Text: "Kael Falls had 900,000 residents in 2020.", Timeframe: y2020, Normalization: kael}
-		r := Apply(Input{Claim: c, Passages: []Passage{passage("d", "Kael Falls had 638,000 residents in 2021.")}, Label: label.Unsupported},
-			only(Qualifier, EffectOverride))
-		expect(t, r, label.Unsupported, "", FlagQualifierMissing)
-	})
+	// A passage about another year can exclude the claim's: unsupported
+	// stands. One that does not address the claim's place, population,
+	// condition or time cannot contradict it: insufficient.
+	for _, tc := range []struct {
+		name    string
+		claim   claims.Claim
+		passage string
+		want    label.Label
+		flag    string
+	}{
+		{"another year: unsupported stands", claims.Claim{Text: "Kael Falls had 900,000 residents in 2020.", Timeframe: y2020, Normalization: kael},
+			"Kael Falls had 638,000 residents in 2021.", label.Unsupported, FlagQualifierDiffers},
+		{"no place: insufficient", claims.Claim{Text: "The fee is $150 in California.", Qualifiers: claims.Qualifiers{Location: "California"}},
+			"The fee is $200.", label.Insufficient, FlagQualifierMissing},
+		{"no condition: insufficient", claims.Claim{Text: "Refunds take 5 days for damaged goods.", Qualifiers: claims.Qualifiers{Condition: "damaged goods"}},
+			"Refunds take 14 days.", label.Insufficient, FlagQualifierMissing},
+		{"no year: insufficient", claims.Claim{Text: "Kael Falls had 900,000 residents in 2020.", Timeframe: y2020, Normalization: kael},
+			"Kael Falls had 638,000 residents.", label.Insufficient, FlagQualifierMissing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Apply(Input{Claim: tc.claim, Passages: []Passage{passage("d", tc.passage)}, Label: label.Unsupported}, only(Qualifier, EffectOverride))
+			by := ""
+			if tc.want != label.Unsupported {
+				by = "rule:qualifier"
+			}
+			expect(t, r, tc.want, by, tc.flag)
+		})
+	}
 }

@@ -7,12 +7,13 @@ import "github.com/claimaudit/claimaudit/label"
 // at the temperature fitted over all the shards): each flag stands for the
 // rule that fired, with the label that rule gives — hedged,
 // underspecified, no_evidence: insufficient; qualifier_missing:
-// insufficient and polarity: unsupported, when the label so far is
+// insufficient when the label so far is supported or unsupported;
+// qualifier_differs: insufficient and polarity: unsupported, when it is
 // supported; conflict: insufficient, or with the authority flag the
 // authorities' label. As in Apply, the first rule whose label differs from
 // the label so far decides (under EffectOverride). The fallback rule is
 // not replayed: its claims keep the fallback verifier's decision.
-func Replay(flags []string, so label.Label, authority label.Label, effect Effect) Result {
+func Replay(flags []string, so label.Label, authority label.Label, effect Effect, numericFlagOnly bool) Result {
 	has := map[string]bool{}
 	for _, f := range flags {
 		has[f] = true
@@ -37,7 +38,16 @@ func Replay(flags []string, so label.Label, authority label.Label, effect Effect
 		}
 		propose(Conflict, l)
 	}
-	if so == label.Supported && has[FlagQualifierMissing] {
+	if !numericFlagOnly && has[FlagNumericMismatch] {
+		propose(Numeric, label.Unsupported)
+	}
+	if !numericFlagOnly && has[FlagNumericBound] {
+		propose(Numeric, label.Insufficient)
+	}
+	if (so == label.Supported || so == label.Unsupported) && has[FlagQualifierMissing] {
+		propose(Qualifier, label.Insufficient)
+	}
+	if so == label.Supported && has[FlagQualifierDiffers] {
 		propose(Qualifier, label.Insufficient)
 	}
 	if so == label.Supported && has[FlagPolarity] {

@@ -25,14 +25,16 @@ const (
 	Fallback       = "fallback"
 	NoEvidence     = "no_evidence"
 	Conflict       = "conflict"
+	Numeric        = "numeric"
 	Qualifier      = "qualifier"
 	Underspecified = "underspecified"
 	Hedge          = "hedge"
 	Stale          = "stale"
+	Definition     = "definition"
 )
 
 // Names lists every rule in the order they are tried.
-var Names = []string{Fallback, NoEvidence, Conflict, Qualifier, Underspecified, Hedge, Stale}
+var Names = []string{Fallback, NoEvidence, Conflict, Numeric, Qualifier, Underspecified, Hedge, Stale, Definition}
 
 // Flags a rule adds to a claim's record.
 const (
@@ -40,12 +42,18 @@ const (
 	FlagNoEvidence       = "no_evidence"
 	FlagConflict         = "conflict"
 	FlagAuthority        = "authority"
+	FlagNumericMismatch  = "numeric_mismatch"
+	FlagNumericBound     = "numeric_bound"
 	FlagQualifierMissing = "qualifier_missing"
 	FlagQualifierDiffers = "qualifier_differs"
 	FlagPolarity         = "polarity"
 	FlagUnderspecified   = "underspecified"
 	FlagHedged           = "hedged"
 	FlagStale            = "stale"
+	FlagDefinition       = "definition"
+	// FlagEvidenceAge prefixes the flag that says how old stale evidence
+	// is: evidence_age=34y, evidence_age=400d.
+	FlagEvidenceAge = "evidence_age="
 )
 
 // Effect is how a rule bears on the label.
@@ -71,11 +79,19 @@ type Options struct {
 	Effect     Effect
 	NoEvidence string        // NoEvidenceInsufficient (default) or NoEvidenceAbstain
 	MaxAge     time.Duration // stale: evidence older than the claim's date by more; default 365 days
+	// Today is the date an undated claim's evidence is aged against (the
+	// run's date); zero: undated claims are never stale.
+	Today time.Time
 	// ConflictMin is the probability at or above which a passage counts as
 	// supporting (or contradicting) in the conflict rule; default 0.6.
 	ConflictMin float64
-	// NumericPolicy is the numeric match policy (lint.MatchOptions).
+	// NumericPolicy is the numeric match policy (lint.MatchOptions): the
+	// run's --numeric-policy.
 	NumericPolicy string
+	// NumericEffect is the run's --numeric-effect: the numeric rule sets
+	// the label under rule (or "") and override, only flags under flag, and
+	// is off under none.
+	NumericEffect lint.NumericEffect
 }
 
 // DefaultMaxAge is --max-evidence-age's default.
@@ -144,6 +160,10 @@ type Input struct {
 	// Fallback is the label of the fallback (lexical) verifier when the
 	// verifier's own logits were unusable; None otherwise.
 	Fallback label.Label
+	// Definitions are the corpus terms the claim was restated with before
+	// it was retrieved and verified (corpus.Glossary.Restate); nil when it
+	// was not.
+	Definitions []string
 	// Check is the claim's text as the numeric check read it, when the
 	// caller has it: lint.PrepareClaim(Claim.Text, lint.MatchOptions{Policy:
 	// any policy, the other options zero}). The rules then do not read the
@@ -176,12 +196,17 @@ type finding struct {
 type rule func(in Input, o Options) (finding, bool)
 
 var table = map[string]rule{
-	Fallback: fallback, NoEvidence: noEvidence, Conflict: conflict, Qualifier: qualifier,
-	Underspecified: underspecified, Hedge: hedge, Stale: stale,
+	Fallback: fallback, NoEvidence: noEvidence, Conflict: conflict, Numeric: numericRule, Qualifier: qualifier,
+	Underspecified: underspecified, Hedge: hedge, Stale: stale, Definition: definition,
 }
 
 // Apply runs the enabled rules on one claim.
-func Apply(in Input, o Options) Result {
+func Apply(in Input, o Options) Result { return apply(in, o, true) }
+
+// apply is Apply; memo says whether the rules share what they read of the
+// claim and its passages (always, but in the test that holds the memo to
+// reading on each use).
+func apply(in Input, o Options, memo bool) Result {
 	if o.MaxAge == 0 {
 		o.MaxAge = DefaultMaxAge
 	}
@@ -189,7 +214,10 @@ func Apply(in Input, o Options) Result {
 		o.ConflictMin = DefaultConflictMin
 	}
 	r := Result{Label: in.Label}
-	in.claim = &claimText{}
+	in.claim = nil
+	if memo {
+		in.claim = &claimText{}
+	}
 	for _, name := range Names {
 		if !o.Enabled[name] {
 			continue

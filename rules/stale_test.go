@@ -16,7 +16,7 @@ func TestStale(t *testing.T) {
 	}
 	c := claims.Claim{Text: "Kael Falls had 638,000 residents.", Timeframe: &claims.Timeframe{AsOf: "2025-06-01"}}
 	r := Apply(Input{Claim: c, Passages: doc("2023-01-10"), Label: label.Supported}, only(Stale, EffectOverride))
-	expect(t, r, label.Supported, "", FlagStale)
+	expect(t, r, label.Supported, "", FlagStale, "evidence_age=2y")
 
 	r = Apply(Input{Claim: c, Passages: doc("2024-12-01"), Label: label.Supported}, only(Stale, EffectOverride))
 	expect(t, r, label.Supported, "")
@@ -24,9 +24,20 @@ func TestStale(t *testing.T) {
 	o := only(Stale, EffectOverride)
 	o.MaxAge = 100 * 24 * time.Hour
 	r = Apply(Input{Claim: c, Passages: doc("2024-12-01"), Label: label.Supported}, o)
-	expect(t, r, label.Supported, "", FlagStale)
+	expect(t, r, label.Supported, "", FlagStale, "evidence_age=182d")
 
+	// A claim without a date is aged against the run's date (Today); with
+	// no date given either, it is never stale.
 	noDate := claims.Claim{Text: "Kael Falls had 638,000 residents."}
 	r = Apply(Input{Claim: noDate, Passages: doc("2001-01-01"), Label: label.Supported}, only(Stale, EffectOverride))
+	expect(t, r, label.Supported, "")
+	o = only(Stale, EffectOverride)
+	o.Today = time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	r = Apply(Input{Claim: noDate, Passages: doc("1990-03-01"), Label: label.Supported}, o)
+	expect(t, r, label.Supported, "", FlagStale, "evidence_age=36y")
+	r = Apply(Input{Claim: noDate, Passages: doc("2026-01-01"), Label: label.Supported}, o)
+	expect(t, r, label.Supported, "")
+	// as_of (when the claim was made) wins over the run's date.
+	r = Apply(Input{Claim: c, Passages: doc("2024-12-01"), Label: label.Supported}, o)
 	expect(t, r, label.Supported, "")
 }

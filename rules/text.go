@@ -76,16 +76,6 @@ func fold(s string) string {
 	return b.String()
 }
 
-// contains says whether text holds phrase as whole words, ignoring case
-// and punctuation.
-func contains(text, phrase string) bool {
-	p := fold(phrase)
-	if strings.TrimSpace(p) == "" {
-		return true
-	}
-	return strings.Contains(fold(text), p)
-}
-
 var stopwords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "from": true, "that": true,
 	"this": true, "under": true, "over": true, "into": true, "among": true, "only": true, "all": true, "who": true,
 	"was": true, "were": true, "has": true, "had": true, "have": true, "its": true, "his": true, "her": true, "their": true,
@@ -122,6 +112,10 @@ type claimText struct {
 	words                            *lint.ContextWords
 	check                            *lint.ClaimCheck
 	texts                            []textRead
+	entitiesRead                     bool
+	entities                         []string         // claimEntities
+	unguarded                        *lint.ClaimCheck // the check without lint's entity guard (entityNumericCheck)
+	unguardedPolicy                  string
 }
 
 // textRead is a text's fold and years, read once in an Apply.
@@ -129,6 +123,8 @@ type textRead struct {
 	text, fold        string
 	folded, yearsRead bool
 	years             []int
+	wordsRead         bool
+	words             []word
 }
 
 // maxTexts bounds the texts an Apply keeps read: past it a text is read
@@ -180,6 +176,34 @@ func (in Input) sameQuantity(f lint.Fact) bool {
 		c.words = &w
 	}
 	return sameQuantityOf(ms, c.words, f)
+}
+
+// entityNumericCheck is numericCheck of the claim's text against facts
+// already kept as speaking of the claim's entity (relevantFacts): lint's
+// own entity guard, which reads every capitalised word of the claim, is
+// not applied again. A claim that names nothing keeps the guard.
+func (in Input) entityNumericCheck(facts []lint.Fact, policy string) lint.NumericCheck {
+	if len(in.claimEntities()) == 0 {
+		return in.numericCheck(facts, policy)
+	}
+	c := in.claim
+	if c != nil && c.unguarded != nil && c.unguardedPolicy == policy {
+		return c.unguarded.Verify(facts)
+	}
+	var check *lint.ClaimCheck
+	switch {
+	case c != nil && c.check != nil:
+		check = c.check.WithPolicy(policy)
+	case in.Check != nil:
+		check = in.Check.WithPolicy(policy)
+	default:
+		check = lint.PrepareClaim(in.Claim.Text, lint.MatchOptions{Policy: policy})
+	}
+	check = check.WithoutEntityGuard()
+	if c != nil {
+		c.unguarded, c.unguardedPolicy = check, policy
+	}
+	return check.Verify(facts)
 }
 
 // numericCheck is numericCheck of the claim's text.

@@ -13,46 +13,25 @@ import (
 // years, is insufficient: which year it means decides its truth.
 func underspecified(in Input, _ Options) (finding, bool) {
 	c := in.Claim
-	if c.Timeframe != nil || len(in.claimYears()) > 0 || !in.hasNumber() {
+	if _, _, dated := timeframeYears(c.Timeframe); dated || len(in.claimYears()) > 0 || !in.hasNumber() {
 		return finding{}, false
 	}
-	byYear := map[int]float64{}
+	// The values of the same quantity by year: the claim is
+	// underspecified when two years' values differ by more than 0.5% —
+	// read as the smallest against the largest, so the answer does not
+	// depend on the order the years are visited in.
+	lo, hi, years := math.Inf(1), math.Inf(-1), map[int]bool{}
 	for _, p := range in.Passages {
 		for _, f := range p.Facts {
-			if len(f.Years) != 1 || float64(f.Years[0]) == f.Value || !in.sameQuantity(f) || !aboutSubject(in, f.Context, f.Description) {
+			if len(f.Years) != 1 || float64(f.Years[0]) == f.Value || !in.sameQuantity(f) || !in.factAboutEntity(&f) {
 				continue
 			}
-			byYear[f.Years[0]] = f.Value
+			years[f.Years[0]] = true
+			lo, hi = min(lo, f.Value), max(hi, f.Value)
 		}
 	}
-	first, set := 0.0, false
-	for _, v := range byYear {
-		if !set {
-			first, set = v, true
-			continue
-		}
-		if math.Abs(v-first) > 0.005*math.Max(math.Abs(v), math.Abs(first)) {
-			return finding{label: label.Insufficient, flags: []string{FlagUnderspecified}}, true
-		}
+	if len(years) >= 2 && hi-lo > 0.005*math.Max(math.Abs(hi), math.Abs(lo)) {
+		return finding{label: label.Insufficient, flags: []string{FlagUnderspecified}}, true
 	}
 	return finding{}, false
-}
-
-// aboutSubject says whether a fact's context names the claim's subject
-// (its normalised entities, else its subject field); true when the claim
-// names none.
-func aboutSubject(in Input, context, description string) bool {
-	names := in.Claim.Normalization.Entities
-	if len(names) == 0 && in.Claim.Subject != "" {
-		names = []string{in.Claim.Subject}
-	}
-	if context == "" {
-		context = description
-	}
-	for _, n := range names {
-		if !in.contains(context, n) {
-			return false
-		}
-	}
-	return true
 }

@@ -18,16 +18,7 @@ set -euo pipefail
 base_ref=$1 new_bin=$2 dir=$3 sizes=$4 rounds=$5
 mkdir -p "$dir"
 sha=$(git rev-parse --short=12 "$base_ref^{commit}")
-base_bin=$dir/audit-$sha
-if [ ! -x "$base_bin" ]; then
-	echo "bench-e2e: building the baseline $sha into $base_bin" >&2
-	src=$dir/src-$sha
-	rm -rf "$src" && mkdir -p "$src"
-	git archive "$sha" | tar -x -C "$src"
-	(cd "$src" && go build -o "$PWD/../audit-$sha.tmp" ./cmd/audit)
-	mv "$dir/audit-$sha.tmp" "$base_bin"
-	rm -rf "$src"
-fi
+base_bin=$(bash "$(dirname "$0")/base.sh" "$base_ref" "$dir")
 
 run() { # side n round
 	local bin=$base_bin

@@ -98,12 +98,7 @@ func (b *backendFlags) factory(name string, f *pflag.FlagSet) (adjudicate.Factor
 
 // help lists the backends for --verifier's usage line.
 func (b *backendFlags) help() string {
-	var parts []string
-	for _, n := range b.reg.Names() {
-		be, _ := b.reg.Backend(n)
-		parts = append(parts, fmt.Sprintf("%s (%s)", n, be.Help))
-	}
-	return "verifier backend: " + strings.Join(parts, "; ")
+	return "verifier backend: " + strings.Join(b.reg.Names(), ", ") + " (each described, with its options, under its own heading below)"
 }
 
 // fanout sets one command-line value on every backend that declared it.

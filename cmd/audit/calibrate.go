@@ -26,7 +26,10 @@ type calibrateCmd struct {
 func newCalibrateCmd(e *env) *cobra.Command {
 	c := &calibrateCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "calibrate --records F --out DIR [--sweep]",
+		Use: "calibrate --records F --out DIR [--sweep]",
+		Example: `  audit calibrate --records demo-out/records.parquet --out demo-out
+  audit calibrate --records demo-out/records.parquet --out cal --sweep
+  audit calibrate --records out/records.parquet --out cal --folds 10 --json`,
 		Short: "Fit a temperature to a run's logits and measure it out of sample",
 		Long: `calibrate reads records.parquet and cross-fits a temperature to the labelled claims'
 logits: the claims are split into --folds folds by --seed and their claim ids (as 'audit
@@ -82,9 +85,11 @@ func (c *calibrateCmd) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	dir, err := openOut(c.out, c.force)
+	// A run's folder (its help allows it) holds the run's index and
+	// verdict cache: they are the tool's, left as they are.
+	dir, err := outdir.Open(c.out, outdir.Options{Force: c.force, Internal: []string{".cache", "index", "index.building-*"}})
 	if err != nil {
-		return err
+		return &exitError{code: exitInput, err: err}
 	}
 	defer dir.Close()
 	commit, err := c.commitFor(dir.Prior(), runID)
@@ -182,11 +187,11 @@ func printFit(e *env, fit reports.CalibrationFit, cf metrics.CrossFitResult) {
 	fmt.Fprintf(e.stdout, "ECE (10 bins) %s → %s, NLL %s → %s, Brier %s → %s (after: cross-fitted, out of sample)\n",
 		fmtNum(before.ECE10), fmtNum(after.ECE10), fmtNum(before.NLL), fmtNum(after.NLL), fmtNum(before.Brier), fmtNum(after.Brier))
 	if cf.FullAtBound {
-		fmt.Fprintf(e.stdout, "warning: the full-data fit is on its bound [%g, %g]\n", metrics.MinTemperature, metrics.MaxTemperature)
+		e.log.Warn(fmt.Sprintf("the full-data fit is on its bound [%g, %g]", metrics.MinTemperature, metrics.MaxTemperature))
 	}
 	for _, f := range cf.Folds {
 		if f.AtBound {
-			fmt.Fprintf(e.stdout, "warning: fold %d's fit is on its bound (T = %g)\n", f.Fold, f.Temperature)
+			e.log.Warn(fmt.Sprintf("fold %d's fit is on its bound (T = %g)", f.Fold, f.Temperature))
 		}
 	}
 }

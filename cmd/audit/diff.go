@@ -10,14 +10,25 @@ import (
 
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
+// diffCmd is `audit diff`: its flags, and the comparison they configure.
+type diffCmd struct {
+	e                        *env
+	slice, stage, failOn     string
+	format                   string
+	seed                     uint64
+	asJSON, all, allowInputs bool
+}
+
 func newDiffCmd(e *env) *cobra.Command {
-	var slice, stage, failOn, format string
-	var seed uint64
-	var asJSON, all, allowInputs bool
+	d := &diffCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "diff A B [--format text|markdown|html|json] [--fail-on EXPR]",
+		Use: "diff A B [--format text|markdown|html|json] [--fail-on EXPR]",
+		Example: `  audit diff nightly/2026-05-01 nightly/2026-05-02
+  audit diff before after --format markdown > pr-comment.md
+  audit diff before after --fail-on 'broken>fixed,delta.accuracy.hi<0'`,
 		Short: "Compare two runs claim by claim (B − A): fixed, broken, McNemar, significant metric changes",
 		Long: `diff pairs two runs by claim_id — A and B are output folders or records.parquet files,
 A the baseline (last night's folder), B the new run — and prints:
@@ -52,57 +63,77 @@ failed gate, e.g.
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			gates, err := reports.ParseDiffGates(failOn)
-			if err != nil {
-				return usageErrorf("%v", err)
-			}
-			if stage != reports.StageCalibrated && stage != reports.StageRaw {
-				return usageErrorf("--stage %q is not raw or calibrated", stage)
-			}
-			if asJSON {
-				if cmd.Flags().Changed("format") && format != reports.DiffJSON {
-					return usageErrorf("--json and --format %s: give one", format)
-				}
-				format = reports.DiffJSON
-			}
-			if !slices.Contains(reports.DiffFormats, format) {
-				return usageErrorf("--format %q is not one of %s", format, strings.Join(reports.DiffFormats, ", "))
-			}
-			c, err := compareRuns(args[0], args[1], reports.CompareOptions{Stage: stage, Seed: seed, AllowDifferentInputs: allowInputs})
-			if err != nil {
-				return err
-			}
-			c.Gates = reports.Check(gates, c)
-			for _, w := range c.Warnings {
-				fmt.Fprintln(e.stderr, "warning: "+w)
-			}
-			if format == reports.DiffJSON {
-				if err := printJSON(e, c); err != nil {
-					return err
-				}
-			} else if err := reports.WriteDiff(e.stdout, c, format, reports.DiffView{Slice: normaliseSlice(slice), All: all}); err != nil {
-				if strings.HasPrefix(err.Error(), "slice ") {
-					return usageErrorf("--%v", err)
-				}
-				return err
-			}
-			if err := reports.Failures(c.Gates); err != nil {
-				return &exitError{code: exitGate, err: err}
-			}
-			return nil
-		},
+		RunE: d.run,
 	}
-	f := cmd.Flags()
-	f.StringVar(&slice, "slice", "all", "slice the tables show (all, type=..., source=..., importance=...)")
-	f.StringVar(&stage, "stage", reports.StageCalibrated, "stage to compare: raw or calibrated")
-	f.StringVar(&failOn, "fail-on", "", "gates over the comparison, e.g. \"broken>fixed,delta.accuracy<-0.02,mcnemar_p<0.05\": exit 1 when any holds")
-	f.Uint64Var(&seed, "seed", 1, "paired bootstrap seed")
-	f.StringVar(&format, "format", reports.DiffText, "output: text (terminal tables), markdown (a pull-request comment), html (a self-contained page with the changed claims) or json (everything, every slice)")
-	f.BoolVar(&asJSON, "json", false, "same as --format json")
-	f.BoolVar(&all, "all", false, "list every metric, not only the significant changes and the gated ones")
-	f.BoolVar(&allowInputs, "allow-different-inputs", false, "compare runs whose input files differ by sha256 (paired by claim id all the same)")
+	d.flags(cmd.Flags())
 	return cmd
+}
+
+func (d *diffCmd) flags(f *pflag.FlagSet) {
+	f.StringVar(&d.slice, "slice", "all", "slice the tables show (all, type=..., source=..., importance=...)")
+	f.StringVar(&d.stage, "stage", reports.StageCalibrated, "stage to compare: raw or calibrated")
+	f.StringVar(&d.failOn, "fail-on", "", "gates over the comparison, e.g. \"broken>fixed,delta.accuracy<-0.02,mcnemar_p<0.05\": exit 1 when any holds")
+	f.Uint64Var(&d.seed, "seed", 1, "paired bootstrap seed")
+	f.StringVar(&d.format, "format", reports.DiffText, "output: text (terminal tables), markdown (a pull-request comment), html (a self-contained page with the changed claims) or json (everything, every slice)")
+	f.BoolVar(&d.asJSON, "json", false, "same as --format json")
+	f.BoolVar(&d.all, "all", false, "list every metric, not only the significant changes and the gated ones")
+	f.BoolVar(&d.allowInputs, "allow-different-inputs", false, "compare runs whose input files differ by sha256 (paired by claim id all the same)")
+}
+
+// check validates the flags: the gates, the stage and the output format
+// (--json is --format json); every failure is exit 2.
+func (d *diffCmd) check(cmd *cobra.Command) ([]reports.Gate, error) {
+	gates, err := reports.ParseDiffGates(d.failOn)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	if d.stage != reports.StageCalibrated && d.stage != reports.StageRaw {
+		return nil, usageErrorf("--stage %q is not raw or calibrated", d.stage)
+	}
+	if d.asJSON {
+		if cmd.Flags().Changed("format") && d.format != reports.DiffJSON {
+			return nil, usageErrorf("--json and --format %s: give one", d.format)
+		}
+		d.format = reports.DiffJSON
+	}
+	if !slices.Contains(reports.DiffFormats, d.format) {
+		return nil, usageErrorf("--format %q is not one of %s", d.format, strings.Join(reports.DiffFormats, ", "))
+	}
+	return gates, nil
+}
+
+// run compares A with B, prints the comparison in the chosen format (the
+// warnings on stderr) and exits 1 when a gate fails.
+func (d *diffCmd) run(cmd *cobra.Command, args []string) error {
+	e := d.e
+	gates, err := d.check(cmd)
+	if err != nil {
+		return err
+	}
+	c, err := compareRuns(args[0], args[1], reports.CompareOptions{Stage: d.stage, Seed: d.seed, AllowDifferentInputs: d.allowInputs})
+	if err != nil {
+		return err
+	}
+	c.Gates = reports.Check(gates, c)
+	if d.format != reports.DiffMarkdown {
+		// The markdown carries them itself, for the pull request: once
+		// is enough.
+		logWarnings(e, c.Warnings)
+	}
+	if d.format == reports.DiffJSON {
+		if err := printJSON(e, c); err != nil {
+			return err
+		}
+	} else if err := reports.WriteDiff(e.stdout, c, d.format, reports.DiffView{Slice: normaliseSlice(d.slice), All: d.all}); err != nil {
+		if strings.HasPrefix(err.Error(), "slice ") {
+			return usageErrorf("--%v", err)
+		}
+		return err
+	}
+	if err := reports.Failures(c.Gates); err != nil {
+		return &exitError{code: exitGate, err: err}
+	}
+	return nil
 }
 
 // normaliseSlice accepts the gate spelling of a slice key (source_id=,

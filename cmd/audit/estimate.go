@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
@@ -43,7 +45,10 @@ type estimateCmd struct {
 func newEstimateCmd(e *env) *cobra.Command {
 	c := &estimateCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "estimate --run DIR --queue QUEUE [--reviews F] --out DIR [--fail-on EXPR]",
+		Use: "estimate --run DIR --queue QUEUE [--reviews F] --out DIR [--fail-on EXPR]",
+		Example: `  audit estimate --run demo-out --queue q --out est
+  audit estimate --run demo-out --queue q --out est --fail-on 'est_tier1_fa.hi>0.05'
+  audit estimate --run demo-out --queue q --reviews ann.jsonl --reviews bob.csv --out est --json`,
 		Short: "Estimate label shares, verifier accuracy and false-accept rates from human review (PPI++)",
 		Long:  estimateLong,
 		Args:  cobra.NoArgs,
@@ -84,6 +89,9 @@ func (c *estimateCmd) run(cmd *cobra.Command, _ []string) error {
 	files := c.reviews
 	if len(files) == 0 {
 		files = []string{filepath.Join(c.queue, review.ReviewsFile)}
+		if _, err := os.Stat(files[0]); errors.Is(err, fs.ErrNotExist) {
+			return usageErrorf("estimate: %s has no answers yet: import them with 'audit review --import ANSWERS --queue %s' (or give --reviews ANSWERS)", c.queue, c.queue)
+		}
 	}
 	a, _, err := loadAnswers(cmd, c.e, q, "", files)
 	if err != nil {
@@ -147,22 +155,7 @@ func (c *estimateCmd) print(res *review.Result, gates []reports.GateResult) erro
 			Gates     []reports.GateResult  `json:"gates,omitempty"`
 		}{res.Rows, res.Labelled, res.Unused, res.Agreement, gates})
 	}
-	tw := tabwriter.NewWriter(c.e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "quantity\tmethod\tvalue\t95% CI\tn_human\tn_effective\treason")
-	for _, r := range res.Rows {
-		v, ci, neff, why := "—", "—", "", ""
-		if r.Value != nil {
-			v, ci = fmt.Sprintf("%.4f", *r.Value), fmt.Sprintf("[%.4f, %.4f]", *r.CILow, *r.CIHigh)
-		}
-		if r.NEffective != nil {
-			neff = fmt.Sprintf("%.0f", *r.NEffective)
-		}
-		if r.Reason != nil {
-			why = *r.Reason
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Quantity, r.Method, v, ci, r.NHuman, neff, why)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := reports.PrintEstimates(c.e.stdout, res.Rows); err != nil {
 		return err
 	}
 	for _, u := range res.Unused {

@@ -17,12 +17,18 @@ import (
 func newExportCmd(e *env) *cobra.Command {
 	var records, format, out, table string
 	cmd := &cobra.Command{
-		Use:   "export [RUN_DIR | FILE.parquet] --format csv|jsonl [--table T] [--out F]",
+		Use: "export [RUN_DIR | FILE.parquet] --format csv|jsonl [--table T] [--out F]",
+		Example: `  audit export demo-out --format csv > records.csv
+  audit export demo-out --table metrics --format jsonl --out metrics.jsonl
+  audit export nightly-trend/trend.parquet --format csv`,
 		Short: "Write a run's Parquet files (records, metrics, ...) as CSV or JSONL, for readers without Parquet",
-		Long: `export reads one of a run's Parquet files — a run folder (records.parquet unless --table
-names another: records, metrics, confusion, calibration, risk_coverage, outputs), one of
-those files by path, or --records F — and writes every row, in file order, to --out (stdout
-when not given). csv: a header of the Parquet column names, one row per line, null as an
+		Long: `export reads a Parquet file audit wrote — a run folder (records.parquet unless --table
+names another), any of the tool's Parquet files by path (records, metrics, confusion,
+calibration, risk_coverage, outputs, trend, estimates, numbers, number_counts,
+temperature_sweep, threshold_sweep: which one is told from its columns), or --records F —
+and writes every row, in file order, by that file's own schema, to --out (stdout when not
+given). A file that is not the table --table names (a column would be dropped, or most are
+missing) is refused with exit 2, naming the table it is. csv: a header of the Parquet column names, one row per line, null as an
 empty cell, nested columns (evidence, evidence_used, meta) as JSON text, and a text cell
 that starts like a spreadsheet formula prefixed with '. jsonl: one JSON object per row with
 the column names as keys, null as null. Column meanings: docs/format/records.md and
@@ -48,8 +54,8 @@ docs/format/reports.md.`,
 	f := cmd.Flags()
 	f.StringVar(&records, "records", "", "records.parquet of a run (or give a run folder or a Parquet file as the argument)")
 	f.StringVar(&format, "format", "", "csv or jsonl (required)")
-	f.StringVar(&table, "table", "records", "with a run folder: which file ("+strings.Join(reports.ExportTables, ", ")+")")
-	f.StringVar(&out, "out", "", "output file (default stdout)")
+	f.StringVar(&table, "table", "records", "with a run folder: which file ("+strings.Join(reports.ExportTables, ", ")+"); with a file, checked against its columns")
+	f.StringVar(&out, "out", "", "output file (default, or -: stdout)")
 	return cmd
 }
 
@@ -75,14 +81,10 @@ func exportSource(records string, args []string, table string, tableSet bool) (s
 	if st.IsDir() {
 		return filepath.Join(p, table+".parquet"), table, nil
 	}
-	name := strings.TrimSuffix(filepath.Base(p), ".parquet")
-	switch {
-	case slices.Contains(reports.ExportTables, name) && (!tableSet || name == table):
-		return p, name, nil
-	case tableSet:
-		return p, table, nil
+	if tableSet {
+		return p, table, nil // checked against the file's columns
 	}
-	return "", "", usageErrorf("export %s: not named like a run's file (%s.parquet): say which with --table", p, strings.Join(reports.ExportTables, ".parquet, "))
+	return p, "", nil // told from the file's columns
 }
 
 // writeExport runs write into --out (atomically) or stdout.
@@ -99,7 +101,7 @@ func writeExport(e *env, out string, write func(io.Writer) error) error {
 		}
 		return err
 	}
-	if out == "" {
+	if out == "" || out == "-" {
 		w := bufio.NewWriter(e.stdout)
 		if err := write(w); err != nil {
 			return inputErr(err)

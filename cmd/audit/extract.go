@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/extract/llm"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/userfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -68,7 +71,10 @@ func newExtractCmd(e *env) *cobra.Command {
 	gofs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	lo := llm.Flags(gofs, "")
 	cmd := &cobra.Command{
-		Use:   "extract --input outputs.jsonl|answer.txt --out claims.jsonl",
+		Use: "extract --input outputs.jsonl|answer.txt --out claims.jsonl",
+		Example: `  audit extract --input outputs.jsonl --out claims.jsonl
+  audit extract --input answer.md --split paragraphs --out claims.jsonl
+  cat outputs.jsonl | audit extract --input - --out - | head`,
 		Short: "Extract atomic claims from model outputs (rule-based and deterministic, or an LLM)",
 		Long:  extractLong,
 		Args:  cobra.NoArgs,
@@ -76,8 +82,10 @@ func newExtractCmd(e *env) *cobra.Command {
 			if err := requireFlags(cmd, "input", "out"); err != nil {
 				return err
 			}
-			if err := requireRegular(cmd.Flags(), "input"); err != nil {
-				return err
+			if in != "-" {
+				if err := requireRegular(cmd.Flags(), "input"); err != nil {
+					return err
+				}
 			}
 			if err := writeTarget(out, in); err != nil {
 				return err
@@ -88,6 +96,9 @@ func newExtractCmd(e *env) *cobra.Command {
 			}
 			defer closeSrc()
 			opts.Source, opts.Workers = src, lo.Client.MaxInflight
+			if in == "-" || out == "-" {
+				return extractStream(cmd, e, in, out, opts, asJSON)
+			}
 			stats, err := extract.ExtractFile(cmd.Context(), in, out, opts)
 			if err != nil {
 				return err
@@ -99,8 +110,8 @@ func newExtractCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&in, "input", "", "model outputs: JSONL {id, text, query?, query_id?, attempt?, cites?}, or a plain-text file (.txt, .text, .md) (required)")
-	f.StringVar(&out, "out", "", "claims file to write, JSONL (required)")
+	f.StringVar(&in, "input", "", "model outputs: JSONL {id, text, query?, query_id?, attempt?, cites?}, or a plain-text file (.txt, .text, .md); - reads JSONL from stdin (required)")
+	f.StringVar(&out, "out", "", "claims file to write, JSONL; - writes them to stdout (the counts then go to stderr) (required)")
 	extractFlags(f, &opts, &extractor)
 	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
 	f.AddGoFlagSet(gofs)
@@ -140,6 +151,51 @@ func extractorOf(f *pflag.FlagSet, gofs *flag.FlagSet, extractor string, lo *llm
 		return x, func() { x.Close() }, nil
 	}
 	return nil, none, usageErrorf("--extractor %q: want %s or %s", extractor, extractorRules, extractorOpenAI)
+}
+
+// extractStream is extract with stdin for --input - and/or stdout for
+// --out -. The claims are held until every input line has been read, so
+// invalid input writes nothing; with --out - the counts go to stderr and
+// failed outputs are listed there (no OUT.errors.jsonl).
+func extractStream(cmd *cobra.Command, e *env, in, out string, opts extract.ExtractOptions, asJSON bool) error {
+	var r io.Reader = e.stdin
+	name := "<stdin>"
+	if in != "-" {
+		f, err := userfile.Open(cmd.Context(), in)
+		if err != nil {
+			return &exitError{code: exitInput, err: err}
+		}
+		defer f.Close()
+		r, name = f, in
+	}
+	var buf bytes.Buffer
+	stats, err := extract.ExtractTo(cmd.Context(), r, name, &buf, opts)
+	if err != nil {
+		return err
+	}
+	if out != "-" {
+		if err := writeAtomic(out, buf.Bytes()); err != nil {
+			return err
+		}
+		if err := printExtractStats(e, stats, out, asJSON); err != nil {
+			return err
+		}
+		return extractErrors(e, stats, out)
+	}
+	if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	counts := &env{stdout: e.stderr}
+	if err := printExtractStats(counts, stats, "stdout", asJSON); err != nil {
+		return err
+	}
+	if len(stats.Errors) == 0 {
+		return nil
+	}
+	for _, x := range stats.Errors {
+		fmt.Fprintf(e.stderr, "output %s (line %d): %s\n", termSafe(x.ID), x.Line, termSafe(x.Error))
+	}
+	return &exitError{code: exitInternal, err: fmt.Errorf("claims of %d of %d outputs could not be extracted; the others' are on stdout", len(stats.Errors), stats.Outputs)}
 }
 
 func printExtractStats(e *env, stats extract.ExtractStats, out string, asJSON bool) error {

@@ -16,7 +16,9 @@ func newGenCmd(e *env) *cobra.Command {
 	var dir, mix string
 	var opts benchdata.Options
 	cmd := &cobra.Command{
-		Use:   "gen --out DIR --claims N [--docs M] [--seed S]",
+		Use: "gen --out DIR --claims N [--docs M] [--seed S]",
+		Example: `  audit gen --out data --claims 600 --docs 300 --seed 2026
+  audit gen --out big --claims 100000 --docs 20000`,
 		Short: "Generate a labelled benchmark set (corpus, spans, claims, gold labels, model outputs)",
 		Long: `gen writes a synthetic but realistic labelled set into DIR: a world of companies,
 cities, lakes, universities and hospitals whose facts (counts, money, percentages,

@@ -12,7 +12,9 @@ import (
 func newIndexCmd(e *env) *cobra.Command {
 	var req corpus.EnsureRequest
 	cmd := &cobra.Command{
-		Use:   "index --corpus F [--spans F] --index DIR [--force]",
+		Use: "index --corpus F [--spans F] --index DIR [--force]",
+		Example: `  audit index --corpus corpus.jsonl --spans spans.jsonl --index shared/index
+  audit index --corpus corpus.jsonl --index idx --window-sentences 3 --force`,
 		Short: "Build (or reuse) the BM25 passage index of a corpus",
 		Long: `index validates the corpus and spans and builds a bleve BM25 index of passages in
 DIR: every evidence span plus sentence windows that cover every document.

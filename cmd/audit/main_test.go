@@ -53,7 +53,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("SMALL", small)
 			return nil
 		},
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports, "sameRecords": sameRecords, "goldAnswers": goldAnswers},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports, "sameRecords": sameRecords, "goldAnswers": goldAnswers, "exportsAll": exportsAll},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 	})
 }

@@ -85,7 +85,10 @@ type reportCmd struct {
 func newReportCmd(e *env) *cobra.Command {
 	c := &reportCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "report --records F [--records F ...] [F ...] --out DIR [--fail-on EXPR]",
+		Use: "report --records F [--records F ...] [F ...] --out DIR [--fail-on EXPR]",
+		Example: `  audit report --records demo-out/records.parquet --out rep
+  audit report --out out/report --records out/shard-*/records.parquet
+  audit report --records run/records.parquet --out rep --slice-by meta.topic --fail-on 'ece_10>0.10'`,
 		Short: "Recompute every metric, table and plot from records.parquet",
 		Long:  reportLong,
 		RunE:  c.run,
@@ -152,6 +155,7 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 		return usageErrorf("%s holds %s: a report never replaces a run's manifest; write it to another --out", c.out, describeRun(p))
 	}
 	in.SliceBy, in.PlotFormats = keys, formats
+	in.Progress = newProgressUnit(c.e, "metrics per slice", "")
 	t, err := audit.ComputeReports(cmd.Context(), in)
 	if err != nil {
 		return err
@@ -176,6 +180,7 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
+	logWarnings(c.e, t.Summary.Warnings)
 	return gateError(t.Summary.Gates)
 }
 

@@ -55,7 +55,10 @@ type reviewCmd struct {
 func newReviewCmd(e *env) *cobra.Command {
 	c := &reviewCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "review --run DIR --n N --strategy S --out QUEUE | --import F --queue QUEUE",
+		Use: "review --run DIR --n N --strategy S --out QUEUE | --import F --queue QUEUE",
+		Example: `  audit review --run demo-out --n 80 --strategy stratified --out q
+  audit review --import answers-ann.jsonl --queue q
+  audit review --import q/queue.csv --queue q`,
 		Short: "Draw claims for human review (review.html, CSV) and import the answers",
 		Long:  reviewLong,
 		Args:  cobra.NoArgs,
@@ -188,8 +191,12 @@ func (c *reviewCmd) importAnswers(cmd *cobra.Command) error {
 	for _, an := range a.List {
 		reviewers[an.Reviewer], claims[an.ClaimID] = true, true
 	}
-	fmt.Fprintf(c.e.stdout, "%d answers added to %s (%d in all: %d of %d queued claims, %d reviewers)\n",
-		len(a.List)-before, path, len(a.List), len(claims), len(q.Items), len(reviewers))
+	repeated := ""
+	if a.Repeated > 0 {
+		repeated = fmt.Sprintf("; %d identical to answers already recorded, skipped", a.Repeated)
+	}
+	fmt.Fprintf(c.e.stdout, "%d answers added to %s (%d in all: %d of %d queued claims, %d reviewers%s)\n",
+		len(a.List)-before, path, len(a.List), len(claims), len(q.Items), len(reviewers), repeated)
 	for _, line := range review.Agreement(a.List) {
 		fmt.Fprintln(c.e.stdout, line)
 	}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/spf13/cobra"
@@ -75,6 +77,9 @@ the verifier can be trusted.
 
 Exit codes: 0 success; 1 a --fail-on gate failed; 2 usage or input error;
 3 backend or internal failure; 130 interrupted.`,
+		Example: `  audit run --corpus corpus.jsonl --claims claims.jsonl --gold gold.jsonl --out out
+  audit diff nightly/2026-05-01 nightly/2026-05-02 --fail-on 'broken>fixed'
+  audit export out --format csv > records.csv`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(),
@@ -90,17 +95,31 @@ Exit codes: 0 success; 1 a --fail-on gate failed; 2 usage or input error;
 func (e *env) setup(cmd *cobra.Command) error {
 	level, _ := cmd.Flags().GetString("log-level")
 	format, _ := cmd.Flags().GetString("log-format")
+	return e.setupLog(level, format, cmd.Flags().Changed("log-format"))
+}
+
+// setupLog makes e.log: every warning and log line goes to stderr in the
+// chosen format (text, json; on a terminal, unless --log-format is given,
+// readable lines between the stage lines), floats rounded to four
+// significant digits (a fitted temperature is 0.5157, not
+// 0.5157244771685017).
+func (e *env) setupLog(level, format string, formatGiven bool) error {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return usageErrorf("--log-level: %q is not one of debug, info, warn, error", level)
 	}
-	opts := &slog.HandlerOptions{Level: lv}
+	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		a.Value = roundValue(a.Value)
+		return a
+	}}
 	switch strings.ToLower(format) {
 	case "text":
 		e.log = slog.New(slog.NewTextHandler(e.stderr, opts))
-		if isTerminal(e.stderr) && !cmd.Flags().Changed("log-format") {
+		if isTerminal(e.stderr) && !formatGiven {
 			// A person reads it, between stage lines and a progress bar.
-			e.log = slog.New(newTermHandler(e.stderr, lv, true))
+			h := newTermHandler(e.stderr, lv, true)
+			h.width = func() int { return termWidth(e.stderr) }
+			e.log = slog.New(h)
 		}
 	case "json":
 		e.log = slog.New(slog.NewJSONHandler(e.stderr, opts))
@@ -108,6 +127,24 @@ func (e *env) setup(cmd *cobra.Command) error {
 		return usageErrorf("--log-format: %q is not text or json", format)
 	}
 	return nil
+}
+
+// logDigits is the significant digits a logged float keeps.
+const logDigits = 4
+
+// roundValue rounds a float (or a duration's fraction of a millisecond)
+// for a log line; other values are left as they are.
+func roundValue(v slog.Value) slog.Value {
+	switch v.Kind() {
+	case slog.KindFloat64:
+		f := v.Float64()
+		if r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', logDigits, 64), 64); err == nil {
+			return slog.Float64Value(r)
+		}
+	case slog.KindDuration:
+		return slog.DurationValue(v.Duration().Round(time.Millisecond))
+	}
+	return v
 }
 
 // isTerminal reports whether w is a terminal, for progress bars.

@@ -15,7 +15,7 @@ import (
 
 // ruleFlags are audit run's flags of the decision-rule layer (docs/rules.md).
 type ruleFlags struct {
-	rules, effect, noEvidence, authority, maxAge string
+	rules, effect, noEvidence, authority, maxAge, asOf string
 }
 
 func (r *ruleFlags) add(f *pflag.FlagSet) {
@@ -24,6 +24,7 @@ func (r *ruleFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&r.noEvidence, "no-evidence", rules.NoEvidenceInsufficient, "a claim nothing was retrieved for: insufficient (the labelling rule) or abstain")
 	f.StringVar(&r.authority, "authority", "", "KEY=VALUE: documents whose meta.KEY is VALUE resolve conflicting sources (besides meta.authority = true)")
 	f.StringVar(&r.maxAge, "max-evidence-age", "365d", "the stale rule flags a claim whose deciding document is older than its as-of date by more than this (Nd or a Go duration)")
+	f.StringVar(&r.asOf, "as-of", "", "YYYY-MM-DD: the date a claim without one is taken to be made on, for the stale rule (default: the run's date, UTC)")
 }
 
 // parse turns the flags into the run's rule options.
@@ -57,6 +58,11 @@ func (r *ruleFlags) parse() (audit.RuleOptions, error) {
 	}
 	if o.MaxAge, err = parseAge(r.maxAge); err != nil {
 		return o, fmt.Errorf("--max-evidence-age: %w", err)
+	}
+	if r.asOf != "" {
+		if o.Today, err = time.Parse(time.DateOnly, r.asOf); err != nil {
+			return o, fmt.Errorf("--as-of %q: want a date YYYY-MM-DD", r.asOf)
+		}
 	}
 	o.NewFallback = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) { return lexical.New("", stats) }
 	o.FallbackName = "lexical"

@@ -54,28 +54,37 @@ output_revise_rate, output_abstain_rate, output_uncited_critical_rate, queries,
 query_abstain_rate, branches, branch_success_rate).
 
 Numbers: a claim's number is checked against the numbers of its retrieved passages
-(verified, mismatch or unverifiable; a passage's number must be about the same year,
+(verified, mismatch, consistent — within a bound the evidence states, not entailed by
+it — or unverifiable; a passage's number must be about the same year,
 unit and entity). --numeric-policy decides when two values agree: auto (default)
 reads the claim as written — a bound ("more than 100", "up to 5%", "nearly 40%",
 "between X and Y") by its bound, "about N" within 5%, a bare number at the precision
 it is written in ("48 million" agrees with 48.2 million) — or any of exact, rounded,
 abbr, tolerance, percent, range, ratio, year. --numeric-effect says what the check
-does to the label: none (recorded only), flag (default: recorded, and a mismatch
-flagged), override (a mismatch makes the claim unsupported; a verified number keeps
-the verifier alone from calling it unsupported, which becomes insufficient;
-abstentions stand). The record names the matched passage's value, unit and year, the
-reason, the verifier's own label and the rule that decided (decided_by).
+does to the label: rule (default: the numeric labelling rule decides — a number that
+a passage about the same entity, quantity and year gives otherwise makes the claim
+unsupported, flag numeric_mismatch; a number the evidence only bounds, "more than
+1,000" for 5,000, makes it insufficient, flag numeric_bound), flag (the rule only
+flags), none (recorded only), override (any retrieved passage's mismatch makes the
+claim unsupported before the rules; a verified number keeps the verifier alone from
+calling it unsupported, which becomes insufficient; abstentions stand). The record
+names the matched passage's value, unit and year, the reason, the verifier's own label
+and the rule that decided (decided_by).
 
 Labelling rules (--rules, default all; docs/rules.md), applied after calibration for
 every backend: a hedged claim (may, might, modality possibility…) is insufficient
-unless its passage states the possibility; a claim called supported by a passage
-lacking its entities, year, location, population or condition is insufficient; a
-number without its year, where the evidence's values differ by year, is
-insufficient; sources that disagree make a claim insufficient unless an authority
+unless its passage states the possibility; a claim whose passage does not address its
+entities, place, population, condition or timeframe is insufficient (as_of is when
+the claim was made, not a qualifier); a number the evidence about the same entity
+and year gives otherwise is unsupported (the numeric rule); a number without its
+year, where the evidence's values differ by year, is insufficient; documents about
+the claim's entity that disagree make a claim insufficient unless an authority
 (meta.authority, or --authority KEY=VALUE) decides; nothing retrieved is insufficient
 (--no-evidence abstain keeps the abstention); NaN/Inf logits are decided by the
-lexical verifier; evidence older than the claim's date by --max-evidence-age is
-flagged. --rule-effect flag records what the rules would do without applying it.
+lexical verifier; evidence older than the claim's date (or --as-of, default today) by
+--max-evidence-age is flagged with its age; a claim that restates a term the corpus
+defines (a glossary document, a span tagged definition) is judged with the term
+(flag definition). --rule-effect flag records what the rules would do without applying it.
 Records say what decided (decided_by rule:NAME, fallback) and every rule that fired
 (flags); each rule's count and accuracy beside the verifier's are metrics. A verifier
 that calls more than half of 100+ answered claims unsupported branches only from
@@ -127,13 +136,19 @@ type runCmd struct {
 func newRunCmd(e *env) *cobra.Command {
 	r := &runCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "run --corpus F [--spans F] (--claims F | --outputs F) [--gold F] --out DIR",
+		Use: "run --corpus F [--spans F] (--claims F | --outputs F) [--gold F] --out DIR",
+		Example: `  audit run --corpus corpus.jsonl --spans spans.jsonl --claims claims.jsonl --gold gold.jsonl --out out
+  audit run --corpus corpus.jsonl --outputs outputs.jsonl --out out --temperature-from labelled-run
+  audit run --corpus corpus.jsonl --claims claims.jsonl --gold gold.jsonl --out out \
+    --fail-on 'tier1_fa_conditional.hi>0.05,ece_10>0.10' --resume`,
 		Short: "Audit claims: retrieve evidence, verify in batches, decide, write records.parquet",
 		Long:  runLong,
 		Args:  cobra.NoArgs,
 		RunE:  r.run,
 	}
 	r.flags(cmd.Flags())
+	// Over 80 flags: grouped by purpose, each backend's options under it.
+	cmd.SetUsageFunc(groupedUsage(runFlagGroups, r.backends))
 	return cmd
 }
 
@@ -167,7 +182,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.IntVar(&o.SourceSlices, "source-slices", metrics.DefaultMaxSourceSlices, sourceSlicesHelp)
 	f.BoolVar(&o.Resume, "resume", false, "cache verdicts in OUT/.cache and reuse them")
 	f.StringVar(&o.NumericPolicy, "numeric-policy", numeric.PolicyAuto, "when a passage's number agrees with a claim's: "+strings.Join(numeric.Policies, ", "))
-	f.StringVar(&r.numericEffect, "numeric-effect", string(lint.EffectFlag), "what the numeric check does to the label: none, flag or override")
+	f.StringVar(&r.numericEffect, "numeric-effect", string(lint.EffectRule), "what the numeric check does to the label: rule (the numeric labelling rule decides: a number the evidence gives otherwise is unsupported, one it only bounds insufficient), flag (flag only), none, or override (any retrieved passage's mismatch is unsupported, before the rules)")
 	r.rules.add(f)
 	f.StringVar(&r.failOn, "fail-on", "", "gates, e.g. \"tier1_fa_conditional>0.05,ece_10>0.10,coverage<0.8\": exit 1 when any holds")
 	f.BoolVar(&o.StrictGold, "strict-gold", false, "a gold label for a claim not in --claims is an error (default: ignored, and counted in a warning, so a sample of the claims runs with the full gold file)")
@@ -185,6 +200,26 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 
 // check validates the flags before any work; every failure is exit 2.
 func (r *runCmd) check(cmd *cobra.Command) error {
+	if err := r.checkInputs(cmd); err != nil {
+		return err
+	}
+	if err := r.checkCalibration(cmd); err != nil {
+		return err
+	}
+	if err := r.checkDecisions(); err != nil {
+		return err
+	}
+	if err := r.checkSharding(); err != nil {
+		return err
+	}
+	var err error
+	r.o.PlotFormats, r.o.SliceBy, err = r.out.parse()
+	return err
+}
+
+// checkInputs decides which inputs the run reads: the corpus, the claims or
+// the model outputs (one of them), regular files all.
+func (r *runCmd) checkInputs(cmd *cobra.Command) error {
 	if err := requireFlags(cmd, "corpus", "out"); err != nil {
 		return err
 	}
@@ -201,6 +236,14 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if o.OutputsPath == "" && (cmd.Flags().Changed("split") || cmd.Flags().Changed("extractor")) {
 		return usageErrorf("--split and --extractor apply to --outputs")
 	}
+	return nil
+}
+
+// checkCalibration decides the temperature: fitted (auto), none (off) or
+// given (fixed, by --temperature or an earlier run's --temperature-from),
+// and the cross-fitting that measures it.
+func (r *runCmd) checkCalibration(cmd *cobra.Command) error {
+	o := &r.o
 	if r.tempFrom != "" {
 		if cmd.Flags().Changed("calibrate") && o.Calibrate != audit.CalibrateFixed || cmd.Flags().Changed("temperature") {
 			return usageErrorf("--temperature-from sets the temperature: it cannot be combined with --temperature or --calibrate %s", o.Calibrate)
@@ -229,6 +272,15 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	default:
 		return usageErrorf("--calibrate %q is not auto, off or fixed", o.Calibrate)
 	}
+	return nil
+}
+
+// checkDecisions decides how claims are retrieved, verified and labelled:
+// passages, k, batches, abstention, the ECE above which auto calibration
+// applies, the numeric check, the rules and the gates (in the order the
+// checks always ran, so that of two bad flags the same one is reported).
+func (r *runCmd) checkDecisions() error {
+	o := &r.o
 	if err := o.Passages.Or(corpus.DefaultPassageSettings).Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -253,22 +305,27 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 	if o.Rules, err = r.rules.parse(); err != nil {
 		return usageErrorf("%v", err)
 	}
-	gates, err := reports.ParseGates(r.failOn)
-	if err != nil {
+	if o.Gates, err = reports.ParseGates(r.failOn); err != nil {
 		return usageErrorf("%v", err)
 	}
-	o.Gates = gates
+	return nil
+}
+
+// checkSharding decides the shard this run audits, and refuses what only
+// the whole run can do (per-output decisions, gates).
+func (r *runCmd) checkSharding() error {
+	o := &r.o
+	var err error
 	if o.Shard, err = shardOf(r.shard, r.shards, r.e.getenv); err != nil {
 		return usageErrorf("%v", err)
 	}
 	if o.Shard.Sharded() && o.OutputsPath != "" {
 		return usageErrorf("--outputs decides per output over the whole run: run it unsharded (or extract with 'audit extract' and shard the claims)")
 	}
-	if o.Shard.Sharded() && len(gates) > 0 {
+	if o.Shard.Sharded() && len(o.Gates) > 0 {
 		return usageErrorf("--fail-on is checked on the whole run: give it to 'audit report' over all the shards")
 	}
-	o.PlotFormats, o.SliceBy, err = r.out.parse()
-	return err
+	return nil
 }
 
 // shardOf is the shard --shard i/N names, or --shards N with i from the
@@ -314,32 +371,11 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	if err := r.check(cmd); err != nil {
 		return err
 	}
-	factory, err := r.backends.factory(r.verifier, cmd.Flags())
-	if err != nil {
-		return err
-	}
-	src, closeSrc, err := extractorOf(cmd.Flags(), r.extractGo, r.extractor, r.llm, "extract-")
+	o, closeSrc, err := r.options(cmd)
 	if err != nil {
 		return err
 	}
 	defer closeSrc()
-	o := r.o
-	o.Extract.Source, o.Extract.Workers = src, r.llm.Client.MaxInflight
-	o.VerifierName = r.verifier
-	// The verifier is built once, by the pipeline, after the index is open
-	// (backends may use its statistics). A verifier that cannot load (bad
-	// weights, model folder, device) is a usage error.
-	o.NewVerifier = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-		v, err := factory(adjudicate.Env{Stats: stats})
-		if err != nil {
-			return nil, &exitError{code: exitInput, err: err}
-		}
-		return v, nil
-	}
-	o.ToolVersion, o.Log = version(), r.e.log
-	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
-	o.DecideProgress = newProgressUnit(r.e, "deciding and writing", "claims")
-	o.Stage = newStages(r.e)
 	internal, err := runInternal(o.OutDir, o.IndexDir)
 	if err != nil {
 		return err
@@ -352,13 +388,7 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	o.WriteDir = out.Stage()
 	res, err := audit.Run(cmd.Context(), o)
 	if errors.Is(err, context.Canceled) {
-		if isTerminal(r.e.stderr) {
-			// The bar's line does not end until it finishes: start afresh.
-			fmt.Fprintln(r.e.stderr)
-		}
-		fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o, r.e.argv0))
-		// The message says it all; no "context canceled" after it.
-		return &exitError{code: exitInterrupted, err: err, quiet: true}
+		return r.interrupted(cmd, o, err)
 	}
 	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
 		return err
@@ -374,25 +404,80 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	if cerr := out.Commit(cmd.Context(), outdir.Commit{MadeBy: "audit run", RunID: res.RunID}); cerr != nil {
 		return cerr
 	}
-	if res.Fallbacks > 0 {
-		fmt.Fprintf(r.e.stderr, "audit: warning: %s\n", audit.FallbackWarning(res.Fallbacks, o.Rules.FallbackName))
+	return r.summarise(res, o, err)
+}
+
+// options are the pipeline's options for the checked flags: the verifier
+// and the extractor they name, the terminal's progress and stage lines.
+// closeSrc releases the extractor.
+func (r *runCmd) options(cmd *cobra.Command) (o audit.Options, closeSrc func(), err error) {
+	factory, err := r.backends.factory(r.verifier, cmd.Flags())
+	if err != nil {
+		return o, nil, err
 	}
+	src, closeSrc, err := extractorOf(cmd.Flags(), r.extractGo, r.extractor, r.llm, "extract-")
+	if err != nil {
+		return o, nil, err
+	}
+	o = r.o
+	o.Extract.Source, o.Extract.Workers = src, r.llm.Client.MaxInflight
+	o.VerifierName = r.verifier
+	// The verifier is built once, by the pipeline, after the index is open
+	// (backends may use its statistics). A verifier that cannot load (bad
+	// weights, model folder, device) is a usage error.
+	o.NewVerifier = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) {
+		v, err := factory(adjudicate.Env{Stats: stats})
+		if err != nil {
+			return nil, &exitError{code: exitInput, err: err}
+		}
+		return v, nil
+	}
+	o.ToolVersion, o.Log = version(), r.e.log
+	o.Progress = newProgressUnit(r.e, "verifying claims", "claims")
+	o.DecideProgress = newProgressUnit(r.e, "deciding and writing", "claims")
+	o.IndexProgress = newProgressUnit(r.e, "indexing", "passages")
+	o.ReportsProgress = newProgressUnit(r.e, "metrics per slice", "")
+	o.Stage = newStages(r.e)
+	return o, closeSrc, nil
+}
+
+// interrupted is the exit of a run stopped by Ctrl-C or SIGTERM: the
+// command that resumes it, on stderr, and exit 130.
+func (r *runCmd) interrupted(cmd *cobra.Command, o audit.Options, err error) error {
+	if isTerminal(r.e.stderr) {
+		// The bar's line does not end until it finishes: start afresh.
+		fmt.Fprintln(r.e.stderr)
+	}
+	fmt.Fprintln(r.e.stderr, interruptedMessage(cmd, o, r.e.argv0))
+	// The message says it all; no "context canceled" after it.
+	return &exitError{code: exitInterrupted, err: err, quiet: true}
+}
+
+// summarise prints what a committed run found and decides its exit code:
+// a shard points at 'audit report', a whole run prints its tables (or
+// summary.json); too many failed claims exit 3, a failed gate 1.
+func (r *runCmd) summarise(res *audit.Result, o audit.Options, runErr error) error {
 	if o.Resume {
-		fmt.Fprintf(r.e.stderr, "--resume: %s reused from %s\n", plural(res.CacheHits, "cached verdict"), filepath.Join(o.OutDir, ".cache"))
+		r.e.log.Info("--resume: cached verdicts reused", "verdicts", res.CacheHits, "cache", filepath.Join(o.OutDir, ".cache"))
 	}
 	if o.Shard.Sharded() {
+		if res.Fallbacks > 0 {
+			// A whole run logs it with the summary's warnings; a shard has none.
+			logWarnings(r.e, []string{audit.FallbackWarning(res.Fallbacks, o.Rules.FallbackName)})
+		}
 		fmt.Fprintf(r.e.stdout, "%s of shard %s → %s (run %s); calibration and reports: audit report --records over every shard's records.parquet\n",
 			plural(res.Records, "claim"), o.Shard, o.OutDir, res.RunID)
-		if err != nil {
-			return &exitError{code: exitInternal, err: err}
+		if runErr != nil {
+			return &exitError{code: exitInternal, err: runErr}
 		}
 		return nil
 	}
 	if perr := printRunSummary(r.e, res, o, r.asJSON); perr != nil {
 		return perr
 	}
-	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+	logWarnings(r.e, res.Tables.Summary.Warnings)
+	if runErr != nil {
+		return &exitError{code: exitInternal, err: runErr}
 	}
 	return gateError(res.Tables.Summary.Gates)
 }
@@ -511,8 +596,10 @@ func printRunSummary(e *env, res *audit.Result, o audit.Options, asJSON bool) er
 		stages = append(stages, fmt.Sprintf("%s %.2fs", s.name, time.Duration(s.d).Seconds()))
 	}
 	total, busy := tm.Total().Seconds(), time.Duration(tm.VerifyBusy).Seconds()
-	fmt.Fprintf(e.stdout, "time: %s; %.0f claims/s; the verifier was busy %.2fs (%.0f%%)\n", strings.Join(stages, ", "),
-		float64(res.Records)/total, busy, 100*busy/total)
+	// Two lines of under 80 columns: a terminal never breaks a number.
+	fmt.Fprintf(e.stdout, "time: %s,\n      %s\n", strings.Join(stages[:3], ", "), strings.Join(stages[3:], ", "))
+	fmt.Fprintf(e.stdout, "%.0f claims/s over %.2fs; the verifier was busy %.2fs (%.0f%%)\n",
+		float64(res.Records)/total, total, busy, 100*busy/total)
 	return nil
 }
 

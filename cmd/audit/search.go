@@ -17,7 +17,9 @@ func newSearchCmd(e *env) *cobra.Command {
 	var k, width int
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "search --index DIR [--k N] QUERY...",
+		Use: "search --index DIR [--k N] QUERY...",
+		Example: `  audit search --index demo-out/index "population of Quavor Harbour"
+  audit search --index demo-out/index --k 10 nitrate 2022`,
 		Short: "Show the passages the index retrieves for a query",
 		Long: `search runs one query against an index built by 'audit index' and prints the top-k
 passages with their BM25 scores and provenance (doc_id, span_id, offsets). The query

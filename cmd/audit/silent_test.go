@@ -44,20 +44,23 @@ func TestNoSilentSuccessExitCodes(t *testing.T) {
 		args   []string
 		want   int
 		stdout string
+		stderr string // a warning: logged on stderr, never among the results
 	}{
-		{"no claims", arg("--claims", empty, "--out", filepath.Join(dir, "empty")), exitInput, ""},
-		{"partial gold", arg("--claims", demo+"claims.jsonl", "--gold", halfGold, "--out", filepath.Join(dir, "half")), exitOK, "600 claims (300 of 600 labelled)"},
+		{"no claims", arg("--claims", empty, "--out", filepath.Join(dir, "empty")), exitInput, "", ""},
+		{"partial gold", arg("--claims", demo+"claims.jsonl", "--gold", halfGold, "--out", filepath.Join(dir, "half")), exitOK, "600 claims (300 of 600 labelled)", ""},
 		{"sample with full gold", arg("--claims", sample, "--gold", demo+"gold.jsonl", "--out", filepath.Join(dir, "sample")), exitOK,
-			"500 gold labels name claims not in this run and were ignored"},
-		{"sample with full gold, strict", arg("--claims", sample, "--gold", demo+"gold.jsonl", "--out", filepath.Join(dir, "strict"), "--strict-gold"), exitInput, ""},
-		{"diff of a run and a sample of it (other inputs)", []string{"diff", filepath.Join(dir, "half"), filepath.Join(dir, "sample")}, exitInput, ""},
-		{"the same, allowed", []string{"diff", filepath.Join(dir, "half"), filepath.Join(dir, "sample"), "--allow-different-inputs"}, exitOK, "100 shared claims"},
+			"100 claims → ", "500 gold labels name claims not in this run and were ignored"},
+		{"sample with full gold, strict", arg("--claims", sample, "--gold", demo+"gold.jsonl", "--out", filepath.Join(dir, "strict"), "--strict-gold"), exitInput, "", ""},
+		{"diff of a run and a sample of it (other inputs)", []string{"diff", filepath.Join(dir, "half"), filepath.Join(dir, "sample")}, exitInput, "", ""},
+		{"the same, allowed", []string{"diff", filepath.Join(dir, "half"), filepath.Join(dir, "sample"), "--allow-different-inputs"}, exitOK, "100 shared claims", ""},
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer
 		got := run(context.Background(), tt.args, strings.NewReader(""), &out, &errOut)
 		require.Equal(t, tt.want, got, "%s: stdout:\n%s\nstderr:\n%s", tt.name, out.String(), errOut.String())
 		assert.Contains(t, out.String(), tt.stdout, tt.name)
+		assert.Contains(t, errOut.String(), tt.stderr, tt.name)
+		assert.NotContains(t, out.String(), "warning", tt.name)
 		if got == exitInput {
 			assert.NotEmpty(t, errOut.String(), "%s: a failure says why", tt.name)
 		}

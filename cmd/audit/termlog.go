@@ -20,6 +20,9 @@ type termHandler struct {
 	level slog.Leveler
 	attrs []slog.Attr
 	clear bool // prefix "\r\x1b[K"
+	// width, when set, is the terminal's width: a longer line is wrapped
+	// at spaces before its last column, continuation lines indented.
+	width func() int
 }
 
 func newTermHandler(w io.Writer, level slog.Leveler, clear bool) *termHandler {
@@ -44,7 +47,7 @@ func (h *termHandler) Handle(_ context.Context, r slog.Record) error {
 	b.WriteString(r.Message)
 	var kv []string
 	add := func(a slog.Attr) bool {
-		v := a.Value.Resolve().String()
+		v := roundValue(a.Value.Resolve()).String()
 		if strings.ContainsAny(v, " ,()") {
 			v = fmt.Sprintf("%q", v)
 		}
@@ -58,11 +61,43 @@ func (h *termHandler) Handle(_ context.Context, r slog.Record) error {
 	if len(kv) > 0 {
 		b.WriteString(" (" + strings.Join(kv, ", ") + ")")
 	}
-	b.WriteByte('\n')
+	line := b.String()
+	if h.width != nil {
+		line = wrapLine(line, h.width()-1)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	_, err := io.WriteString(h.w, b.String())
+	_, err := io.WriteString(h.w, line+"\n")
 	return err
+}
+
+// wrapLine breaks s at spaces into lines of at most cols columns (a word
+// longer than that is cut), every line after the first indented by four
+// spaces. An escape sequence at its start ("\r\x1b[K") takes no column.
+func wrapLine(s string, cols int) string {
+	const indent = "    "
+	if cols < 20 {
+		return s
+	}
+	prefix := ""
+	if strings.HasPrefix(s, "\r\x1b[K") {
+		prefix, s = "\r\x1b[K", s[len("\r\x1b[K"):]
+	}
+	var out []string
+	line := []rune(s)
+	for len(line) > cols {
+		cut := cols
+		for i := cols; i > cols/2; i-- {
+			if line[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		out = append(out, strings.TrimRight(string(line[:cut]), " "))
+		line = []rune(indent + strings.TrimLeft(string(line[cut:]), " "))
+	}
+	out = append(out, string(line))
+	return prefix + strings.Join(out, "\n")
 }
 
 func (h *termHandler) WithAttrs(as []slog.Attr) slog.Handler {
@@ -73,3 +108,11 @@ func (h *termHandler) WithAttrs(as []slog.Attr) slog.Handler {
 
 // WithGroup is not used by this program's logs; groups are flattened.
 func (h *termHandler) WithGroup(string) slog.Handler { return h }
+
+// logWarnings logs a summary's warnings, each a line a person must not
+// miss: on stderr, in the chosen log format, never among the results.
+func logWarnings(e *env, warnings []string) {
+	for _, w := range warnings {
+		e.log.Warn(strings.TrimSpace(w))
+	}
+}

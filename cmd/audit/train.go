@@ -11,6 +11,7 @@ import (
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/metrics"
+	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/claimaudit/claimaudit/rules"
 	"github.com/spf13/cobra"
@@ -48,7 +49,9 @@ type trainCmd struct {
 func newTrainCmd(e *env) *cobra.Command {
 	c := &trainCmd{e: e, p: lexical.Pipeline{MadeBy: "audit train", Retrieve: retrieve}}
 	cmd := &cobra.Command{
-		Use:   "train (--corpus F [--spans F] --claims F [--gold F] | --set DIR ...) --out weights.json",
+		Use: "train (--corpus F [--spans F] --claims F [--gold F] | --set DIR ...) --out weights.json",
+		Example: `  audit train --corpus corpus.jsonl --claims claims.jsonl --gold gold.jsonl --out weights.json
+  audit train --set data/fever --set data/hover --out weights.json`,
 		Short: "Fit the lexical verifier's weights on labelled claims",
 		Long:  trainLong,
 		Args:  cobra.NoArgs,
@@ -138,7 +141,7 @@ func (c *trainCmd) run(cmd *cobra.Command, _ []string) error {
 		}
 		if len(enabled) > 0 {
 			for _, s := range prepared {
-				s.Decide = heldOutDecider(s, audit.RuleOptions{Options: rules.Options{Enabled: enabled, Effect: rules.EffectOverride}})
+				s.Decide = heldOutDecider(s, audit.RuleOptions{Options: rules.Options{Enabled: enabled, Effect: rules.EffectOverride, NumericPolicy: numeric.PolicyAuto}})
 			}
 		}
 		rows, err := lexical.LeaveOneOut(prepared, c.p.Train)

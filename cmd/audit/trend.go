@@ -26,18 +26,29 @@ tells two runs of one configuration apart) and writes into --out:
     --slice and --stage: the value with its 95% interval, the band, flagged runs in red;
   - trend.html: the plots and each run's values, one self-contained page.
 
+A run is flagged (red; "runs worse") when a metric left the band the way it gets worse
+(accuracy, F1, AUC, coverage, recall down; error rates, ECE, AURC, latency up; a metric with
+no better direction, either way), and marked better (green) the other way — in both cases
+with its 95% interval clear of the band, so identical earlier runs (a band of zero width)
+do not flag a change within sampling noise. Runs whose input files differ by sha256 from
+the latest run's are refused, as by audit diff (--allow-different-inputs).
+
 --fail-on gates the latest run against the median of up to --window runs before it:
-METRIC[SLICE].drop (median − latest) or .rise (latest − median), compared with a number,
-e.g. 'accuracy.drop>0.02,ece_10.rise>0.03,tier1_fa_of_gold_negatives[type=numeric].rise>0.05'.
+METRIC[SLICE].drop (median − latest), .rise (latest − median) or .worse (the change the way
+the metric gets worse), compared with a number, e.g. 'accuracy.drop>0.02,ece_10.rise>0.03,
+aurc.worse>0.01,tier1_fa_of_gold_negatives[type=numeric].rise>0.05'.
 Exit 1 names each gate that holds (or whose value is undefined: no earlier run, a null
 metric).`
 
 func newTrendCmd(e *env) *cobra.Command {
 	var out, failOn, slice, stage, metricList, plotFormat string
 	var window int
-	var force bool
+	var force, allowInputs bool
 	cmd := &cobra.Command{
-		Use:   "trend DIR... --out DIR [--fail-on 'accuracy.drop>0.02']",
+		Use: "trend DIR... --out DIR [--fail-on 'accuracy.drop>0.02']",
+		Example: `  audit trend nightly --out nightly-trend
+  audit trend nightly --out nightly-trend --fail-on 'accuracy.drop>0.02,aurc.worse>0.01'
+  audit trend run-a run-b run-c --out t --metric accuracy,ece_10 --slice type=numeric`,
 		Short: "Metrics across many runs: trend.parquet, trend plots and trend.html; flag runs leaving the band, gate drops",
 		Long:  trendLong,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -64,6 +75,15 @@ func newTrendCmd(e *env) *cobra.Command {
 			t, err := loadTrend(args, window)
 			if err != nil {
 				return err
+			}
+			if d := t.InputDifferences(); len(d) > 0 {
+				if !allowInputs {
+					return &exitError{code: exitInput, err: fmt.Errorf("%w: %s; a trend over unrelated inputs is not one series (give --allow-different-inputs to make it all the same)",
+						reports.ErrDifferentInputs, strings.Join(d, "; "))}
+				}
+				for _, w := range d {
+					e.log.Warn("inputs differ: " + w)
+				}
 			}
 			if len(t.Series(view.Metrics[0], view.Slice, view.Stage)) == 0 {
 				return usageErrorf("--slice %q: no run has it", view.Slice)
@@ -93,6 +113,7 @@ func newTrendCmd(e *env) *cobra.Command {
 	f.IntVar(&window, "window", 7, "previous runs in a band and in a gate's median")
 	f.StringVar(&plotFormat, "plot-format", "png,svg", "formats of every plot: png, svg or png,svg")
 	f.BoolVar(&force, "force", false, "write into an --out folder that holds files audit did not write (they are left alone)")
+	f.BoolVar(&allowInputs, "allow-different-inputs", false, "make a trend of runs whose input files differ by sha256 from the latest run's (refused otherwise, as by audit diff)")
 	return cmd
 }
 
@@ -149,19 +170,23 @@ func loadTrend(args []string, window int) (*reports.TrendTable, error) {
 func printTrend(e *env, t *reports.TrendTable, v reports.TrendView, out string) {
 	fmt.Fprintf(e.stdout, "%d runs → %s (trend.parquet: %d rows; trend.html; plots of %s)\n", len(t.Runs), out, len(t.Rows), strings.Join(v.Metrics, ", "))
 	tb := newTable(e)
-	tb.Header("metric ("+v.Slice+", "+v.Stage+")", "first", "latest", "runs flagged")
+	tb.Header("metric ("+v.Slice+", "+v.Stage+")", "worse when", "first", "latest", "runs worse", "runs better")
 	for _, m := range v.Metrics {
 		s := t.Series(m, v.Slice, v.Stage)
 		if len(s) == 0 {
 			continue
 		}
-		var flagged []string
+		var flagged, better []string
 		for i, r := range s {
 			if r.Flagged {
 				flagged = append(flagged, fmt.Sprintf("#%d", i+1))
 			}
+			if r.Improved {
+				better = append(better, fmt.Sprintf("#%d", i+1))
+			}
 		}
-		tb.Append(m, reports.FormatMetric(m, s[0].Value, false), reports.FormatMetric(m, s[len(s)-1].Value, false), strings.Join(flagged, " "))
+		worse := map[reports.Direction]string{reports.HigherIsWorse: "higher", reports.LowerIsWorse: "lower", reports.EitherWay: "either way"}[reports.WorseWay(m)]
+		tb.Append(m, worse, reports.FormatMetric(m, s[0].Value, false), reports.FormatMetric(m, s[len(s)-1].Value, false), strings.Join(flagged, " "), strings.Join(better, " "))
 	}
 	_ = tb.Render()
 	_ = reports.PrintGates(e.stdout, v.Gates)

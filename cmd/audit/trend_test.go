@@ -51,8 +51,16 @@ func TestTrendOverElevenRuns(t *testing.T) {
 		runDirs = append(runDirs, out)
 	}
 
+	// The eleventh run's gold file differs: refused as audit diff refuses
+	// it, unless --allow-different-inputs.
+	code, _, refusal := cli("trend", nightly, "--out", filepath.Join(dir, "refused"))
+	require.Equal(t, exitInput, code, refusal)
+	assert.Contains(t, refusal, "inputs differ")
+	assert.Contains(t, refusal, "run-01 against the latest")
+	assert.NoDirExists(t, filepath.Join(dir, "refused"))
+
 	trendDir := filepath.Join(dir, "trend")
-	code, stdout, stderr := cli("trend", nightly, "--out", trendDir, "--fail-on", "accuracy.drop>0.02")
+	code, stdout, stderr := cli("trend", nightly, "--out", trendDir, "--fail-on", "accuracy.drop>0.02", "--allow-different-inputs")
 	require.Equal(t, exitGate, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	assert.Contains(t, stderr, "gate failed: accuracy.drop>0.02")
 
@@ -86,11 +94,11 @@ func TestTrendOverElevenRuns(t *testing.T) {
 	}
 	page, err := os.ReadFile(filepath.Join(trendDir, "trend.html"))
 	require.NoError(t, err)
-	assert.Contains(t, string(page), "accuracy — 1 run(s) flagged")
+	assert.Contains(t, string(page), "accuracy <small>(lower is worse)</small> — 1 run(s) worse")
 
-	code, _, stderr = cli("trend", nightly, "--out", filepath.Join(dir, "trend2"), "--fail-on", "accuracy.drop>0.9")
+	code, _, stderr = cli("trend", nightly, "--out", filepath.Join(dir, "trend2"), "--fail-on", "accuracy.drop>0.9", "--allow-different-inputs")
 	assert.Equal(t, exitOK, code, stderr)
-	code, _, _ = cli("trend", nightly, "--out", filepath.Join(dir, "trend3"), "--fail-on", "acuracy.drop>0.1")
+	code, _, _ = cli("trend", nightly, "--out", filepath.Join(dir, "trend3"), "--fail-on", "acuracy.drop>0.1", "--allow-different-inputs")
 	assert.Equal(t, exitInput, code, "an unknown metric is a usage error")
 }
 

@@ -22,7 +22,10 @@ type validateCmd struct {
 func newValidateCmd(e *env) *cobra.Command {
 	c := &validateCmd{e: e}
 	cmd := &cobra.Command{
-		Use:   "validate [--corpus F [--spans F]] [--claims F [--gold F]] [--json]",
+		Use: "validate [--corpus F [--spans F]] [--claims F [--gold F]] [--json]",
+		Example: `  audit validate --corpus corpus.jsonl --spans spans.jsonl
+  audit validate --claims claims.jsonl --gold gold.jsonl
+  audit validate --corpus corpus.jsonl --claims claims.jsonl --json`,
 		Short: "Check corpus, span, claim and gold files against the formats; write nothing",
 		Long: `validate reads the corpus (JSONL documents), spans (JSONL evidence spans), claims
 (JSONL atomic claims) and gold labels ({claim_id, label} JSONL) it is given and reports
