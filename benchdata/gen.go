@@ -207,16 +207,7 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 	if err := os.MkdirAll(dir, outdir.DirMode); err != nil {
 		return nil, err
 	}
-	// A killed gen leaves its temporary files: the next one into the
-	// folder removes them (only regular files of this naming).
-	for _, name := range []string{CorpusFile, SpansFile, ClaimsFile, GoldFile, OutputsFile, ManifestFile} {
-		old, _ := filepath.Glob(filepath.Join(dir, "."+name+".tmp-*"))
-		for _, p := range old {
-			if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
-				os.Remove(p)
-			}
-		}
-	}
+	sweepTemps(dir)
 	files := map[string]*bufio.Writer{}
 	var temps []*os.File
 	defer func() {
@@ -233,21 +224,7 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 		temps = append(temps, f)
 		files[name] = bufio.NewWriterSize(f, 1<<20)
 	}
-	written := 0
-	write := func(name string, v any) error {
-		// Every stage writes through here: a signal is answered within a
-		// thousand lines, also while the documents are written.
-		if written++; written%1024 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		w := files[name]
-		w.Write(b)
-		return w.WriteByte('\n')
-	}
+	write := lineWriter(ctx, files)
 
 	rng := rand.New(rand.NewPCG(opts.Seed, 0xC1A1))
 	w := buildWorld(rng, opts.Docs)
@@ -338,6 +315,38 @@ func Generate(ctx context.Context, dir string, opts Options) (*Manifest, error) 
 		return nil, err
 	}
 	return m, os.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'), outdir.FileMode)
+}
+
+// sweepTemps removes what a killed gen left in dir: its temporary files
+// (only regular files of that naming).
+func sweepTemps(dir string) {
+	for _, name := range []string{CorpusFile, SpansFile, ClaimsFile, GoldFile, OutputsFile, ManifestFile} {
+		old, _ := filepath.Glob(filepath.Join(dir, "."+name+".tmp-*"))
+		for _, p := range old {
+			if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+				os.Remove(p)
+			}
+		}
+	}
+}
+
+// lineWriter writes a value as one JSON line of the named file. Every stage
+// of Generate writes through it: a signal is answered within a thousand
+// lines, also while the documents are written.
+func lineWriter(ctx context.Context, files map[string]*bufio.Writer) func(name string, v any) error {
+	written := 0
+	return func(name string, v any) error {
+		if written++; written%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		w := files[name]
+		w.Write(b)
+		return w.WriteByte('\n')
+	}
 }
 
 func (w *world) writeDocs(rng *rand.Rand, write func(string, any) error, m *Manifest) error {

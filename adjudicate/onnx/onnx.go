@@ -204,9 +204,6 @@ func New(opts Options) (adjudicate.Verifier, error) {
 		v.maxLen = n
 	}
 	modelPath := filepath.Join(opts.Model, "model.onnx")
-	if err := userfile.CheckRegular(modelPath); err != nil {
-		return nil, fmt.Errorf("onnx verifier: %w", err)
-	}
 	inNames, outName, err := v.introspect(modelPath, len(cfg.ID2Label))
 	if err != nil {
 		return nil, err
@@ -274,6 +271,9 @@ func elemName(t ort.TensorElementDataType) string {
 // introspect matches the graph's inputs and outputs to what the tokenizer
 // gives and the labels config.json names.
 func (v *Verifier) introspect(modelPath string, labels int) (inNames []string, outName string, err error) {
+	if err := userfile.CheckRegular(modelPath); err != nil {
+		return nil, "", fmt.Errorf("onnx verifier: %w", err) // a FIFO or /dev/zero would never load
+	}
 	ins, outs, err := ort.GetInputOutputInfo(modelPath)
 	if err != nil {
 		return nil, "", fmt.Errorf("onnx verifier: read %s: %w", modelPath, err)
