@@ -577,7 +577,7 @@ func TestFaultParquetOfAnotherTable(t *testing.T) {
 	}
 	recs := swapped("records.parquet", "metrics.parquet")
 	recPath := filepath.Join(recs, "records.parquet")
-	expect(t, tool(t, time.Minute, nil, "export", "--records", recPath, "--format", "csv"), exitInput, recPath, "not the table expected")
+	expect(t, tool(t, time.Minute, nil, "export", "--records", recPath, "--format", "csv"), exitInput, recPath, "is not a records table")
 	expect(t, tool(t, time.Minute, nil, "diff", ref, recs), exitInput, recPath, "not the table expected")
 	expect(t, tool(t, time.Minute, nil, "report", "--records", recPath, "--out", filepath.Join(base, "rep")), exitInput, "not the table expected")
 	mets := swapped("metrics.parquet", "records.parquet")
