@@ -189,36 +189,12 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 		r.Predicted = append(r.Predicted, htmlPredicted{Label: k, Count: fmt.Sprintf("%.0f", deref(s.Metrics["pred_count_"+k])),
 			Share: num(s.Metrics["pred_rate_"+k]), Interval: interval(s, "pred_rate_"+k)})
 	}
-	for g, gold := range metrics.ClassNames {
-		row := htmlConfRow{Gold: gold}
-		total := 0
-		for _, p := range metrics.ClassNames {
-			total += s.Confusion[gold][p]
-		}
-		r.Labelled += total
-		for p, pred := range metrics.ClassNames {
-			c := htmlConfCell{Count: s.Confusion[gold][pred], Share: "—", Alpha: "0"}
-			if total > 0 {
-				f := float64(c.Count) / float64(total)
-				c.Share, c.Alpha, c.Dark = fmt.Sprintf("%.1f%%", 100*f), fmt.Sprintf("%.2f", 0.85*f), f > 0.55
-			}
-			row.Cells[p] = c
-		}
-		r.Confusion[g] = row
+	r.Confusion, r.Labelled = htmlConfusion(s)
+	figures, err := htmlFigures(figs, r.Unlabelled)
+	if err != nil {
+		return nil, err
 	}
-	titles := map[string]string{"reliability": "Reliability diagram", "risk_coverage": "Risk–coverage",
-		"confusion": "Confusion matrix", "confidence": "Confidence by predicted label"}
-	for _, f := range figs {
-		if r.Unlabelled && (f.name == "reliability" || f.name == "risk_coverage" || f.name == "confusion") {
-			continue // empty without gold
-		}
-		b, err := f.render(FormatSVG)
-		if err != nil {
-			return nil, fmt.Errorf("plot %s.svg: %w", f.name, err)
-		}
-		r.Figures = append(r.Figures, htmlFigure{Title: titles[f.name],
-			Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))})
-	}
+	r.Figures = figures
 	if n := deref(s.Metrics["outputs"]); n > 0 {
 		r.OutputsN = fmt.Sprintf("%.0f", n)
 		for _, m := range [][2]string{{"mean supported fraction", "output_supported_fraction"},
@@ -236,6 +212,50 @@ func (t *Tables) html(figs []*figure) ([]byte, error) {
 		return nil, fmt.Errorf("render report.html: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// htmlConfusion is the confusion table's rows (gold by predicted, each
+// cell's count and its share of the gold row) and the labelled claims it
+// counts.
+func htmlConfusion(s *Summary) (rows [3]htmlConfRow, labelled int) {
+	for g, gold := range metrics.ClassNames {
+		row := htmlConfRow{Gold: gold}
+		total := 0
+		for _, p := range metrics.ClassNames {
+			total += s.Confusion[gold][p]
+		}
+		labelled += total
+		for p, pred := range metrics.ClassNames {
+			c := htmlConfCell{Count: s.Confusion[gold][pred], Share: "—", Alpha: "0"}
+			if total > 0 {
+				f := float64(c.Count) / float64(total)
+				c.Share, c.Alpha, c.Dark = fmt.Sprintf("%.1f%%", 100*f), fmt.Sprintf("%.2f", 0.85*f), f > 0.55
+			}
+			row.Cells[p] = c
+		}
+		rows[g] = row
+	}
+	return rows, labelled
+}
+
+// htmlFigures are the plots embedded as SVG data; an unlabelled run's
+// report leaves out those that are empty without gold.
+func htmlFigures(figs []*figure, unlabelled bool) ([]htmlFigure, error) {
+	var out []htmlFigure
+	titles := map[string]string{"reliability": "Reliability diagram", "risk_coverage": "Risk–coverage",
+		"confusion": "Confusion matrix", "confidence": "Confidence by predicted label"}
+	for _, f := range figs {
+		if unlabelled && (f.name == "reliability" || f.name == "risk_coverage" || f.name == "confusion") {
+			continue // empty without gold
+		}
+		b, err := f.render(FormatSVG)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s.svg: %w", f.name, err)
+		}
+		out = append(out, htmlFigure{Title: titles[f.name],
+			Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))})
+	}
+	return out, nil
 }
 
 // htmlSlices are the slice table's rows (calibrated stage): "all" and the

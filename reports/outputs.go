@@ -473,6 +473,22 @@ func Compute(in Input) (*Tables, error) {
 	defer metrics.ScaleInPlace(in.Outcomes, in.Temperatures)()
 	// The outcomes are calibrated from here until Compute returns.
 	scaled := in.Outcomes
+	t.calibratedSummaries(scaled)
+	t.Summary.Labelled = overall.Counts.Labelled
+	t.Summary.Warnings = append(append([]string{}, in.Warnings...), warnings(&t.Summary, overall)...)
+	t.temperature = temp
+	t.manifest = in.Manifest
+	t.plotFormats = in.PlotFormats
+	t.errors = in.Errors
+	t.meta = Meta{RunID: in.RunID, ToolVersion: in.ToolVersion, Instance: in.Instance}
+	t.stampRows(in.Instance)
+	return t, nil
+}
+
+// calibratedSummaries are what Compute reads of the calibrated outcomes
+// besides the slices' metrics: confidence counts, per-claim verdicts,
+// per-output scores, the quality gates and the calibration bounds.
+func (t *Tables) calibratedSummaries(scaled []metrics.Outcome) {
 	t.confidence = confidenceCounts(scaled)
 	t.counts = metrics.Count(scaled)
 	for _, o := range scaled {
@@ -493,15 +509,6 @@ func Compute(in Input) (*Tables, error) {
 		"pass": pass, "supported_rate": fp(b.SupportedRate), "refuted_rate": fp(b.RefutedRate),
 		"degenerate_supported": b.DegenerateSupported, "degenerate_refuted": b.DegenerateRefuted,
 	}
-	t.Summary.Labelled = overall.Counts.Labelled
-	t.Summary.Warnings = append(append([]string{}, in.Warnings...), warnings(&t.Summary, overall)...)
-	t.temperature = temp
-	t.manifest = in.Manifest
-	t.plotFormats = in.PlotFormats
-	t.errors = in.Errors
-	t.meta = Meta{RunID: in.RunID, ToolVersion: in.ToolVersion, Instance: in.Instance}
-	t.stampRows(in.Instance)
-	return t, nil
 }
 
 // evaluateSlice evaluates one slice at one stage (the outcomes already
