@@ -278,6 +278,12 @@ interop: demo
 	$(BIN)/audit diff --json $(DEMO_OUT) $(DEMO_OUT)-b > $(DEMO_OUT)-diff.json
 	node interop/paired.mjs $(DEMO_OUT)/records.parquet $(DEMO_OUT)-b/records.parquet $(DEMO_OUT)-diff.json
 
+## readme-real: the README's real-set figures again (SufficientFacts halves paired A/B with
+## DuckDB's join, Fool Me Twice retrieval recall and MRR against DuckDB); needs DATA
+readme-real: build
+	@if ! $(HAVE_DATA); then echo "readme-real: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
+	bash bench/real/readme.sh $(BIN)/audit $(DATA) .cache/readme-real
+
 ## Real labelled sets (SufficientFacts, Fool Me Twice, Citation-Integrity, Check-COVID) in
 ## the harness formats, one folder each under DATA. They are not part of the project (a
 ## fresh clone has none): give their folder as DATA=...; without it the targets say so.
