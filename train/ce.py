@@ -502,7 +502,7 @@ def main():
     p.add_argument("--warmup", type=int, default=400, help="warmup steps")
     p.add_argument("--rewarm", type=int, default=100, help="warmup steps after a resume from weights only")
     p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1, help="1: the fastest measured on a shared 2-core machine (train/README.md)")
     p.add_argument("--every", type=float, default=300, help="seconds between full checkpoints")
     p.add_argument("--log-every", type=int, default=20)
     p.add_argument("--max-steps", type=int, default=0, help="stop (with a checkpoint) at this step (0: the planned total)")
