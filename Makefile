@@ -324,10 +324,11 @@ model-eval-ce: $(CE_DATA) | model-env
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 nice -n 19 $(MODEL_VENV)/bin/python train/ce.py eval --data $(CE_WORK)/data \
 	  --work $(CE_WORK)/work --sets-dir $(DATA) --sets $(subst $(space),$(comma),$(REAL_SETS)) $(if $(CE_WEIGHTS),--weights $(CE_WEIGHTS)) $(CE_EVAL_ARGS)
 model-checkpoint: | model-env
-	@pid=$$(cat $(CE_WORK)/work/train.pid 2>/dev/null); if [ -n "$$pid" ] && kill -0 $$pid 2>/dev/null; then \
-	  kill -USR1 $$pid; before=$$(stat -c %Y $(CE_WORK)/work/ckpt-full.pt 2>/dev/null || echo 0); \
+	@pid=$$(cat $(CE_WORK)/work/train.pid 2>/dev/null); \
+	if [ -n "$$pid" ] && tr '\0' ' ' < /proc/$$pid/cmdline 2>/dev/null | grep -q 'ce.py train'; then \
+	  before=$$(stat -c %y $(CE_WORK)/work/ckpt-full.pt 2>/dev/null || echo none); kill -USR1 $$pid; \
 	  echo "model-checkpoint: asked the running trainer ($$pid) for a checkpoint"; \
-	  while [ "$$(stat -c %Y $(CE_WORK)/work/ckpt-full.pt 2>/dev/null || echo 0)" = "$$before" ]; do sleep 5; done; sleep 2; fi
+	  while [ "$$(stat -c %y $(CE_WORK)/work/ckpt-full.pt 2>/dev/null || echo none)" = "$$before" ] && kill -0 $$pid 2>/dev/null; do sleep 5; done; fi
 	$(MODEL_VENV)/bin/python train/ce.py export-checkpoint --work $(CE_WORK)/work --out train/checkpoint
 
 ## weights: rebuild the lexical verifier's embedded weights, byte for byte, from the
