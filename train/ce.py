@@ -480,6 +480,14 @@ def cmd_eval(args):
     os.makedirs(args.work, exist_ok=True)
     with open(os.path.join(args.work, "evals.jsonl"), "a") as f:
         f.write(json.dumps(result, sort_keys=True) + "\n")
+    if args.weights and state:
+        # the committed weights' own state records their evaluation too
+        state.setdefault("evals", []).append(result)
+        path = os.path.join(os.path.dirname(args.weights), "state.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump(state, f, indent=1, sort_keys=True)
+            f.write("\n")
+        os.replace(path + ".tmp", path)
     print(json.dumps(result, indent=1, sort_keys=True))
 
 
