@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // Export formats of `audit export`.
@@ -399,19 +396,11 @@ func ParquetColumns(path string) (cols []string, err error) {
 			cols, err = nil, fmt.Errorf("read %s: damaged Parquet file (%v)", path, p)
 		}
 	}()
-	f, err := os.Open(path)
+	f, pf, _, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a Parquet file (%w)", path, err)
-	}
 	for _, fl := range pf.Schema().Fields() {
 		cols = append(cols, fl.Name())
 	}

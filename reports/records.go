@@ -326,19 +326,11 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	f, err := userfile.Open(context.Background(), path)
+	f, pf, size, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
 	if err := sameTable[T](path, pf); err != nil {
 		return nil, err
 	}
@@ -350,7 +342,7 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 	if n < 0 {
 		return nil, fmt.Errorf("read %s: damaged Parquet file (footer says %d rows)", path, n)
 	}
-	out := make([]T, 0, min(n, st.Size(), 1<<20))
+	out := make([]T, 0, min(n, size, 1<<20))
 	buf := make([]T, 1024)
 	for {
 		n, err := r.Read(buf)
@@ -412,4 +404,25 @@ func classNamed(s string) metrics.Class {
 		}
 	}
 	return metrics.Unknown
+}
+
+// openParquet opens a Parquet file the user named (a regular file: a FIFO
+// or a device is refused before it is opened) and reads its footer; the
+// caller closes f.
+func openParquet(path string) (f *os.File, pf *parquet.File, size int64, err error) {
+	f, err = userfile.Open(context.Background(), path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, 0, err
+	}
+	pf, err = parquet.OpenFile(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, nil, 0, fmt.Errorf("read %s: not a Parquet file (%w)", path, err)
+	}
+	return f, pf, st.Size(), nil
 }
