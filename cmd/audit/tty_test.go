@@ -131,10 +131,15 @@ func TestTerminalAt80Columns(t *testing.T) {
 		return &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: slave, backends: defaultBackends(), getenv: func(string) string { return "" }}
 	}
 	// Labelled, then again without gold (its warnings), reusing the index.
-	require.Equal(t, 0, runWith(context.Background(), e(), append(args, "--gold", demo+"/gold.jsonl")), shown.String())
-	require.Equal(t, 0, runWith(context.Background(), e(), append(args[:len(args)-1], out+"-nogold", "--index", out+"/index")), shown.String())
+	// The screen is read by the copying goroutine until the slave closes:
+	// only then is it ours to read (also for a failure's message).
+	codes := []int{
+		runWith(context.Background(), e(), append(args, "--gold", demo+"/gold.jsonl")),
+		runWith(context.Background(), e(), append(args[:len(args)-1], out+"-nogold", "--index", out+"/index")),
+	}
 	slave.Close()
 	<-read
+	require.Equal(t, []int{0, 0}, codes, shown.String())
 	lines, wraps := screen(shown.Bytes(), 80)
 	assert.Zero(t, wraps, "a line reached the right edge and wrapped:\n%s", strings.Join(lines, "\n"))
 	for _, l := range lines {
