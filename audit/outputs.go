@@ -16,6 +16,7 @@ import (
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/reports"
+	"github.com/claimaudit/claimaudit/rules"
 	"github.com/claimaudit/claimaudit/userfile"
 )
 
@@ -411,7 +412,9 @@ const (
 // (the record's flags: hedge, qualifier, conflict, stale, fallback…) and
 // what its record says besides. This is the one place that reads them.
 func claimFlags(rec reports.Record, e LedgerEntry) []string {
-	f := slices.Clone(rec.Flags)
+	// The rules' flags, but for the evidence's age (a detail of stale,
+	// which grows with the calendar): risk flags are a fixed vocabulary.
+	f := slices.DeleteFunc(slices.Clone(rec.Flags), func(x string) bool { return strings.HasPrefix(x, rules.FlagEvidenceAge) })
 	if e.Verdict == metrics.VerdictContradicted {
 		f = append(f, FlagContradicted)
 	}
