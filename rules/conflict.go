@@ -12,18 +12,21 @@ import (
 
 // conflict: seed 003's "if multiple sources disagree in-corpus, treat as
 // insufficient unless the corpus has an explicit resolution rule (e.g. a
-// designated gold doc)". Two documents among the retrieved passages
-// disagree when
+// designated gold doc)". Two documents among the retrieved passages that
+// speak of the claim's entity (entity.go: a passage about another entity
+// that shares name words is not a source on the claim) disagree when, in
+// this order (the first kind with both sides decides):
 //
-//   - the verifier scored the passages one by one and one passage supports
-//     the claim while a passage of another document contradicts it, each
-//     at a probability of at least ConflictMin; or
-//   - the claim states a number that one document's numbers verify and
-//     another's contradict (the numeric check, document by document); or
+//   - the claim states a number that one document's numbers about the
+//     entity verify and another's contradict (the numeric check, document
+//     by document); or
 //   - the claim dates an event (a year and no other number) and one
-//     document's sentence about it (holding at least 80% of the claim's
-//     other words) gives that year while another document's gives only
-//     another year.
+//     document's sentence about it (naming the entity; holding at least
+//     80% of the claim's other words) gives that year while another
+//     document's gives only another year; or
+//   - the verifier scored the passages one by one and one passage naming
+//     the entity supports the claim while another contradicts it, each at
+//     a probability of at least ConflictMin.
 //
 // The claim is then insufficient, flagged conflict, unless some of the
 // disagreeing documents are authorities (Doc.Authority): then the
