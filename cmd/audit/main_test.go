@@ -107,7 +107,7 @@ func sameReports(ts *testscript.TestScript, neg bool, args []string) {
 // order, are the single run's row for row in every column but those of the
 // execution (latency_ms, run_instance, started_at: two runs differ in them),
 // and those the calibrated confidence sets: temperature, p_*, confidence,
-// verdict and action. A shard decides at T = 1 (temperature 1, p_* the raw
+// verifier_confidence, verdict and action. A shard decides at T = 1 (temperature 1, p_* the raw
 // probabilities: checked here) and leaves calibration to audit report over
 // the union, which writes no records: sameReports checks what it makes of
 // them. With --abstain-below the labels depend on the calibrated confidence
@@ -123,7 +123,7 @@ func sameRecords(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	uncalibrated := func(r *reports.Record) {
 		r.LatencyMS, r.RunInstance, r.StartedAt = 0, "", 0
-		r.Temperature, r.Confidence, r.Verdict, r.Action = 0, nil, "", ""
+		r.Temperature, r.Confidence, r.VerifierConfidence, r.Verdict, r.Action = 0, nil, nil, "", ""
 		r.PSupported, r.PUnsupported, r.PInsufficient = nil, nil, nil
 	}
 	want := read(args[0])
