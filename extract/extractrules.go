@@ -91,7 +91,7 @@ func isImperative(s string) bool {
 				return false
 			}
 		}
-		for _, w := range words[3:] {
+		for _, w := range words[min(3, len(words)):] {
 			if lw := strings.ToLower(strings.Trim(w, ",;:.")); verbs[lw] || participle(lw) {
 				return false
 			}
