@@ -4,6 +4,7 @@
     python train/ce.py train --data DIR --work WORK [--commit-dir train/checkpoint]
     python train/ce.py eval  --data DIR --work WORK --sets-dir SETS
     python train/ce.py export-checkpoint --work WORK --out train/checkpoint
+    python train/ce.py export-hf [--weights FP16 | --work WORK] --out DIR
 
 Labels are the harness's logit order: 0 entailment (supported), 1 contradiction
 (unsupported), 2 neutral (insufficient), so stage (c)'s 3-way head is this head.
@@ -255,6 +256,36 @@ def cmd_export_checkpoint(args):
         json.dump(state, f, indent=1, sort_keys=True)
         f.write("\n")
     log(f"exported step {state['step']} ({state['examples_seen']} examples seen) to {args.out}")
+
+
+def cmd_export_hf(args):
+    """A checkpoint (the committed fp16 weights, or WORK's full checkpoint) as
+    a Hugging Face model folder with a training.json, the form train/nli.py
+    (--init: stage (b) starts from it) and train/export.py (the ONNX folder the
+    onnx backend runs) read."""
+    imports()
+    tok, model = base_model(0)
+    if args.weights:
+        load_fp16(model, args.weights)
+        state = committed_state(os.path.dirname(args.weights)) or {}
+    else:
+        ck = torch.load(full_path(args.work), map_location="cpu")
+        model.load_state_dict(ck["model"])
+        state = ck["state"]
+        del ck
+    os.makedirs(args.out, exist_ok=True)
+    model.save_pretrained(args.out)
+    tok.save_pretrained(args.out)
+    training = {
+        "stage": "a",
+        "options": {"max_len": state.get("max_len", args.max_len), "seed": state.get("seed"), "heads": 3, "batch": state.get("batch")},
+        "step": state.get("step"),
+        "examples_seen": state.get("examples_seen"),
+        "data": state.get("data"),
+    }
+    with open(os.path.join(args.out, "training.json"), "w") as f:
+        json.dump(training, f, indent=1, sort_keys=True)
+    log(f"wrote {args.out} (step {state.get('step')}, {state.get('examples_seen')} examples seen)")
 
 
 # ---------------------------------------------------------------- training
@@ -529,8 +560,13 @@ def main():
     p = sub.add_parser("export-checkpoint")
     p.add_argument("--work", required=True)
     p.add_argument("--out", required=True)
+    p = sub.add_parser("export-hf")
+    p.add_argument("--weights", default="", help="an fp16 safetensors file instead of WORK's full checkpoint")
+    p.add_argument("--work", default="")
+    p.add_argument("--out", required=True)
+    p.add_argument("--max-len", type=int, default=128, help="the training length when the state does not record it")
     args = ap.parse_args()
-    {"data": cmd_data, "train": cmd_train, "eval": cmd_eval, "export-checkpoint": cmd_export_checkpoint}[args.cmd](args)
+    {"data": cmd_data, "train": cmd_train, "eval": cmd_eval, "export-checkpoint": cmd_export_checkpoint, "export-hf": cmd_export_hf}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -223,10 +223,16 @@ def batches_by_length(enc, examples, batch_size, rng):
 
 
 def fit(records, args, log=sys.stderr):
+    """Fine-tune from the encoder (a new head) or, with --init, from a
+    trained pair model's folder (ce.py export-hf: stage (b) starts from
+    stage (a)'s NLI model). --epochs 0 trains nothing: the model as it is."""
     seed_all(args.seed, args.threads)
-    base = encoder_dir(args.encoder)
+    base = args.init or encoder_dir(args.encoder)
     tok = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=args.heads)
+    if args.epochs == 0:
+        model.eval()
+        return tok, model
     gold = gold_passages(args.data, sorted({r["set"] for r in records})) if args.data else None
     examples = training_examples(records, args.heads, args.passages, gold, args.gold)
     print(f"  {len(examples)} training pairs from {len(records)} claims", file=log, flush=True)
@@ -236,7 +242,7 @@ def fit(records, args, log=sys.stderr):
     enc = Encoder(tok, args.max_len)
     plan = [batches_by_length(enc, examples, args.batch, rng) for _ in range(args.epochs)]
     total = sum(len(p) for p in plan)
-    warm = max(1, int(0.1 * total))
+    warm = max(1, int(args.warmup * total))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / (total - warm))))
     model.train()
     step, t0 = 0, time.time()
@@ -452,12 +458,14 @@ def main():
         p.add_argument("--pairs", required=True)
         p.add_argument("--out", required=True)
         p.add_argument("--encoder", default="minilm-l6")
+        p.add_argument("--init", default="", help="a trained pair model's folder to start from (ce.py export-hf) instead of --encoder with a new head")
+        p.add_argument("--warmup", type=float, default=0.1, help="warmup, a fraction of the steps")
         p.add_argument("--heads", type=int, choices=(2, 3), default=3)
         p.add_argument("--passages", type=int, default=1, help="retrieved passages per claim used in training")
         p.add_argument("--data", default="", help="folder of the sets (their gold evidence spans become training pairs; never used at test time)")
         p.add_argument("--gold", type=int, default=1, help="gold evidence spans per claim used in training (with --data)")
         p.add_argument("--max-len", type=int, default=128)
-        p.add_argument("--epochs", type=int, default=2)
+        p.add_argument("--epochs", type=int, default=2, help="0: no training (--init's model as it is)")
         p.add_argument("--batch", type=int, default=16)
         p.add_argument("--lr", type=float, default=5e-5)
         p.add_argument("--seed", type=int, default=13)
