@@ -12,7 +12,7 @@ BENCHTIME     ?= 1x
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-loo-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -395,6 +395,20 @@ model-eval-ce: $(CE_DATA) | model-env
 	@if ! $(HAVE_DATA); then echo "model-eval-ce: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 nice -n 19 $(MODEL_VENV)/bin/python train/ce.py eval --data $(CE_WORK)/data \
 	  --work $(CE_WORK)/work --sets-dir $(DATA) --sets $(subst $(space),$(comma),$(REAL_SETS)) $(if $(CE_WEIGHTS),--weights $(CE_WEIGHTS)) $(CE_EVAL_ARGS)
+## model-loo-ce: the cross-encoder's leave-one-set-out table, read as the harness reads a
+## model (each claim's retrieved passages, the onnx backend's deciding-passage rule): stage (a)
+## as it is into $(CE_WORK)/loo-a (it never saw the real sets: the same model for every fold),
+## then stage (b), the real sets' pairs of three sets fine-tuned on it, the fourth scored, into
+## $(CE_WORK)/loo-b. CE_WEIGHTS as for model-eval-ce; CE_LOO_ARGS the held-out sample.
+CE_HF       := $(CE_WORK)/hf
+CE_LOO_ARGS ?= --test-per-set 200
+CE_B_ARGS   ?= --epochs 1 --train-per-set 300 --passages 1 --gold 1 --lr 2e-5 --batch 16
+CE_NLI       = $(CE_PY) train/nli.py loo --pairs $(MODEL_WORK)/pairs.jsonl --init $(CE_HF) --threads 1 --max-len 128 $(CE_LOO_ARGS)
+model-loo-ce: $(MODEL_WORK)/pairs.jsonl | model-env
+	@if ! $(HAVE_DATA); then echo "model-loo-ce: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
+	$(CE_PY) train/ce.py export-hf $(if $(CE_WEIGHTS),--weights $(CE_WEIGHTS),--work $(CE_WORK)/work) --out $(CE_HF)
+	$(CE_NLI) --out $(CE_WORK)/loo-a --epochs 0
+	$(CE_NLI) --out $(CE_WORK)/loo-b --data $(DATA) $(CE_B_ARGS)
 model-checkpoint: | model-env
 	@pid=$$(cat $(CE_WORK)/work/train.pid 2>/dev/null); \
 	if [ -n "$$pid" ] && tr '\0' ' ' < /proc/$$pid/cmdline 2>/dev/null | grep -q 'ce.py train'; then \

@@ -206,10 +206,13 @@ func genBatches(r *rand.Rand, n int) [][]adjudicate.Pair {
 
 // Prepare's path and Verify equal the oracle on generated batches, for
 // each test model (three labels with token types, RoBERTa without them,
-// two labels with int32 inputs) and the shipped int8 model.
+// two labels with int32 inputs) and each shipped int8 model.
 func TestPrepareEqualsVerifyOnGeneratedBatches(t *testing.T) {
 	needRuntime(t)
-	models := map[string]int{tiny: 100, "testdata/roberta": 20, "testdata/binary": 20, shipped: 6}
+	models := map[string]int{tiny: 100, "testdata/roberta": 20, "testdata/binary": 20}
+	for _, dir := range shippedModels(t) {
+		models[dir] = 6
+	}
 	if testing.Short() {
 		models = map[string]int{tiny: 20}
 	}
