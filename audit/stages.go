@@ -27,6 +27,9 @@ type verified struct {
 	// Fallback is the fallback verifier's verdict of a claim whose logits
 	// were unusable (the fallback rule); nil otherwise.
 	Fallback *adjudicate.Verdict `json:"fallback,omitempty"`
+	// EvidenceFlags say how the claim's evidence scope shaped its
+	// passages (FlagUncited, FlagCorpusFallback), for the record's flags.
+	EvidenceFlags []string `json:"evidence_flags,omitempty"`
 }
 
 // retrieveAndVerify streams the claims through retrieval and the batch
