@@ -58,6 +58,20 @@ type Options struct {
 	NewVerifier  func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error)
 	VerifierName string
 
+	// Evidence is the run's evidence scope (claims.EvidenceScopes; empty:
+	// corpus): under cited and cited-or-corpus a claim is judged against
+	// the spans and whole documents it cites only, chunk by chunk
+	// (adjudicate.MaxSupport). A claim's evidence field overrides it.
+	Evidence string
+	// docTexts are the corpus's documents by id (read when some claim is
+	// judged against its citations); chunking sizes their chunks for a
+	// claim (the verifier's window).
+	docTexts map[string]string
+	chunking func(claim string) corpus.ChunkOptions
+	// scopedClaims is set by validation when a claim's own evidence field
+	// asks for a cited scope.
+	scopedClaims bool
+
 	K                 int     // passages per claim; default 5
 	BatchSize         int     // 0: the verifier's preference
 	Workers           int     // concurrent Verify calls; default 1
@@ -223,6 +237,9 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	defer func() { closeIfCloser(v) }()
+	if v, err = o.scopeEvidence(ctx, v); err != nil {
+		return nil, err
+	}
 	version := versionOf(v, o.VerifierName)
 	res.RunID = runID(in, ix, *o, version)
 	res.IgnoredGold = in.ignoredGold
@@ -375,7 +392,12 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 			cs.remove()
 		}
 	}()
-	cv.EachClaim = cs.add
+	cv.EachClaim = func(c claims.Claim) error {
+		if scoped(c.Evidence) {
+			o.scopedClaims = true
+		}
+		return cs.add(c)
+	}
 	if err := cv.ReadFile(ctx, "claims", o.ClaimsPath); err != nil {
 		return nil, err
 	}
@@ -577,6 +599,10 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 		o.MinRetrievalScore, o.Calibrate, o.Temperature, o.ECEThreshold, o.Seed)
 	if o.Folds != metrics.DefaultFolds || o.MinCalibration != metrics.DefaultMinCalibration {
 		fmt.Fprintf(h, "folds=%d min=%d\n", o.Folds, o.MinCalibration)
+	}
+	if scoped(o.Evidence) || o.scopedClaims {
+		// Only a scoped run hashes it: a corpus audit keeps its id.
+		fmt.Fprintf(h, "evidence=%s claims=%v aggregation=%s\n", o.Evidence, o.scopedClaims, adjudicate.AggregationMaxSupport)
 	}
 	if p != corpus.DefaultPassageSettings {
 		// Only non-default settings enter the hash, so run ids of default

@@ -17,6 +17,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/remote"
 	"github.com/claimaudit/claimaudit/audit"
+	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/extract/llm"
 	"github.com/claimaudit/claimaudit/lint"
@@ -167,6 +168,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.IndexDir, "index", "", "index folder (default OUT/index)")
 	passageFlags(f, &o.Passages)
 	f.IntVar(&o.K, "k", 5, "passages retrieved per claim")
+	f.StringVar(&o.Evidence, "evidence", claims.EvidenceCorpus, "where a claim's evidence comes from: corpus (BM25 over the whole corpus, cited passages first), cited (only the spans and whole documents it cites, every chunk verified; a claim citing nothing is insufficient, flagged uncited) or cited-or-corpus (cited, and retrieval for a claim citing nothing, flagged); a claim's own evidence field overrides it")
 	f.IntVar(&o.BatchSize, "batch-size", 0, "claims per verifier call (default: the verifier's preference)")
 	f.IntVar(&o.Workers, "workers", 1, "concurrent verifier calls")
 	f.Float64Var(&o.AbstainBelow, "abstain-below", 0, "abstain when the calibrated confidence is below this")
@@ -293,6 +295,9 @@ func (r *runCmd) checkDecisions() error {
 	if err := intRanges(intRange{"k", o.K, 1, maxK}, intRange{"workers", o.Workers, 0, maxWorkers}, intRange{"batch-size", o.BatchSize, 0, maxBatchSize},
 		intRange{"source-slices", o.SourceSlices, -1, math.MaxInt32}); err != nil {
 		return err
+	}
+	if !slices.Contains(claims.EvidenceScopes, o.Evidence) {
+		return usageErrorf("--evidence %q is not one of %s", o.Evidence, strings.Join(claims.EvidenceScopes, ", "))
 	}
 	if !slices.Contains(numeric.Policies, o.NumericPolicy) {
 		return usageErrorf("--numeric-policy %q is not one of %s", o.NumericPolicy, strings.Join(numeric.Policies, ", "))
