@@ -4,13 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/userfile"
 )
 
@@ -248,3 +252,89 @@ func (c *chunkwise) Close() error {
 	closeIfCloser(c.Verifier)
 	return nil
 }
+
+// ContextsCorpusFile is where a run over model outputs with contexts and
+// no corpus writes the contexts as documents (ContextID ids), in its
+// output folder: the corpus their claims are judged against.
+const ContextsCorpusFile = "contexts_corpus.jsonl"
+
+// contextsCorpus writes the outputs' contexts as a corpus while the
+// outputs are read; nil (a no-op) when the run has a corpus.
+type contextsCorpus struct {
+	f    *os.File
+	w    *bufio.Writer
+	path string
+	n    int
+}
+
+func (o *Options) newContextsCorpus() (*contextsCorpus, error) {
+	if o.CorpusPath != "" {
+		return nil, nil
+	}
+	path := filepath.Join(o.WriteDir, ContextsCorpusFile)
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &contextsCorpus{f: f, w: bufio.NewWriterSize(f, 1<<20), path: path}, nil
+}
+
+func (c *contextsCorpus) add(out extract.Output) error {
+	if c == nil {
+		return nil
+	}
+	for i, text := range out.Contexts {
+		line, err := json.Marshal(struct {
+			DocID string `json:"doc_id"`
+			Title string `json:"title"`
+			Text  string `json:"text"`
+		}{extract.ContextID(out.ID, i), out.ID, text})
+		if err != nil {
+			return err
+		}
+		c.w.Write(line)
+		if err := c.w.WriteByte('\n'); err != nil {
+			return err
+		}
+		c.n++
+	}
+	return nil
+}
+
+// finish puts the corpus in place and makes it the run's, each claim
+// judged against its own output's contexts (--evidence cited unless the
+// run asked for cited-or-corpus).
+func (c *contextsCorpus) finish(o *Options) error {
+	if c == nil {
+		return nil
+	}
+	if c.n == 0 {
+		return fmt.Errorf("%s: %w", o.OutputsPath, ErrNoContexts)
+	}
+	if err := c.w.Flush(); err != nil {
+		return err
+	}
+	if err := c.f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(c.path+".tmp", c.path); err != nil {
+		return err
+	}
+	o.CorpusPath, o.SpansPath = c.path, ""
+	if !scoped(o.Evidence) {
+		o.Evidence = claims.EvidenceCited
+	}
+	o.Log.Info("contexts as the corpus", "documents", c.n, "file", ContextsCorpusFile, "evidence", o.Evidence)
+	return nil
+}
+
+func (c *contextsCorpus) abort() {
+	if c != nil {
+		c.f.Close()
+		os.Remove(c.path + ".tmp")
+	}
+}
+
+// ErrNoContexts: a run over model outputs without --corpus needs outputs
+// that carry their contexts.
+var ErrNoContexts = errors.New("no --corpus and no output carries contexts: give a corpus, or each output's \"contexts\"")

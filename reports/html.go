@@ -85,9 +85,9 @@ type htmlDecisions struct {
 }
 
 type htmlOutput struct {
-	ID, Attempt, Action, Confidence, Coverage, Revision, Reason string
-	Instructions, Flags                                         []string
-	Abstention                                                  string
+	ID, Attempt, Faithfulness, Action, Confidence, Coverage, Revision, Reason string
+	Instructions, Flags                                                       []string
+	Abstention                                                                string
 }
 
 // OutputsShown bounds the outputs report.html lists.
@@ -423,6 +423,15 @@ func htmlHeader(s *Summary, m *Manifest) (date, claims string, inputs []string, 
 }
 
 // htmlDecisions summarises the per-output decisions (nil when none).
+// faithfulness is an output's supported fraction with its interval
+// ("0.50 [0.24, 0.76]"), — without claims.
+func faithfulness(o OutputRow) string {
+	if o.Claims == 0 || o.SupportedFractionLo == nil || o.SupportedFractionHi == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f [%.2f, %.2f] of %d", o.SupportedFraction, *o.SupportedFractionLo, *o.SupportedFractionHi, o.Claims)
+}
+
 func (t *Tables) htmlDecisions() *htmlDecisions {
 	s := &t.Summary
 	if _, ok := s.Metrics["output_ship_rate"]; !ok {
@@ -447,7 +456,7 @@ func (t *Tables) htmlDecisions() *htmlDecisions {
 				d.More++
 				continue
 			}
-			row := htmlOutput{ID: o.OutputID, Attempt: "—", Action: deref2(o.OverallAction), Confidence: num(o.OverallConfidence),
+			row := htmlOutput{ID: o.OutputID, Attempt: "—", Faithfulness: faithfulness(o), Action: deref2(o.OverallAction), Confidence: num(o.OverallConfidence),
 				Coverage: num(o.EvidenceCoverage), Revision: want, Reason: deref2(o.RevisionReason), Instructions: o.Instructions,
 				Flags: o.RiskFlags, Abstention: deref2(o.AbstentionMessage)}
 			if o.Attempt != nil {

@@ -155,10 +155,10 @@ func newRunCmd(e *env) *cobra.Command {
 
 func (r *runCmd) flags(f *pflag.FlagSet) {
 	o := &r.o
-	f.StringVar(&o.CorpusPath, "corpus", "", "corpus documents, JSONL (required)")
+	f.StringVar(&o.CorpusPath, "corpus", "", "corpus documents, JSONL (required, unless --outputs carry their \"contexts\": each output's claims are then judged against its own contexts only)")
 	f.StringVar(&o.SpansPath, "spans", "", "evidence spans, JSONL")
 	f.StringVar(&o.ClaimsPath, "claims", "", "claims, JSONL (this or --outputs)")
-	f.StringVar(&o.OutputsPath, "outputs", "", "model outputs to extract claims from and decide per output (this or --claims): JSONL {id, text, query?, query_id?, attempt?, cites?} or a plain-text file")
+	f.StringVar(&o.OutputsPath, "outputs", "", "model outputs to extract claims from and decide per output (this or --claims): JSONL {id, text, query?, query_id?, attempt?, cites?, contexts?} or a plain-text file")
 	extractFlags(f, &o.Extract, &r.extractor)
 	r.extractGo = flag.NewFlagSet("extract", flag.ContinueOnError)
 	r.llm = llm.Flags(r.extractGo, "extract-")
@@ -222,8 +222,14 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 // checkInputs decides which inputs the run reads: the corpus, the claims or
 // the model outputs (one of them), regular files all.
 func (r *runCmd) checkInputs(cmd *cobra.Command) error {
-	if err := requireFlags(cmd, "corpus", "out"); err != nil {
+	if err := requireFlags(cmd, "out"); err != nil {
 		return err
+	}
+	if r.o.CorpusPath == "" && r.o.OutputsPath == "" {
+		return usageErrorf("%s: give --corpus (or --outputs whose outputs carry their \"contexts\")", cmd.CommandPath())
+	}
+	if r.o.CorpusPath == "" && r.o.SpansPath != "" {
+		return usageErrorf("--spans belong to a --corpus")
 	}
 	if err := requireClaims(r.o.ClaimsPath); err != nil {
 		return err
