@@ -71,19 +71,19 @@ type RiskCoverageRow struct {
 // fraction, whether any claim was predicted unsupported and seed 002's
 // verdict on the output; then the same from gold labels.
 type OutputRow struct {
-	RunID                 string   `parquet:"run_id,dict"`
-	OutputID              string   `parquet:"output_id"`
-	Claims                int64    `parquet:"claims"`
-	Supported             int64    `parquet:"supported"`
-	Unsupported           int64    `parquet:"unsupported"`
-	Insufficient          int64    `parquet:"insufficient"`
-	Abstained             int64    `parquet:"abstained"`
-	SupportedFraction     float64  `parquet:"supported_fraction"`
+	RunID             string  `parquet:"run_id,dict"`
+	OutputID          string  `parquet:"output_id"`
+	Claims            int64   `parquet:"claims"`
+	Supported         int64   `parquet:"supported"`
+	Unsupported       int64   `parquet:"unsupported"`
+	Insufficient      int64   `parquet:"insufficient"`
+	Abstained         int64   `parquet:"abstained"`
+	SupportedFraction float64 `parquet:"supported_fraction"`
 	// SupportedFractionLo and Hi are the Wilson 95% interval of the
 	// supported fraction over the output's claims (its faithfulness when
 	// its claims are judged against its own contexts); null without claims.
-	SupportedFractionLo *float64 `parquet:"supported_fraction_lo,optional"`
-	SupportedFractionHi *float64 `parquet:"supported_fraction_hi,optional"`
+	SupportedFractionLo   *float64 `parquet:"supported_fraction_lo,optional"`
+	SupportedFractionHi   *float64 `parquet:"supported_fraction_hi,optional"`
 	AnyUnsupported        bool     `parquet:"any_unsupported"`
 	Verdict               string   `parquet:"verdict,dict"`
 	Labelled              int64    `parquet:"labelled"`
