@@ -60,6 +60,9 @@ type ChunkSizer interface {
 
 // chunkOptions sizes the chunks of a cited document for a claim.
 func chunkOptions(v adjudicate.Verifier, claim string) corpus.ChunkOptions {
+	if cv, ok := v.(*cachedVerifier); ok {
+		v = cv.inner // --resume: the window is the verifier's
+	}
 	cs, ok := v.(ChunkSizer)
 	if !ok {
 		return corpus.ChunkOptions{}
