@@ -136,6 +136,21 @@ func (r Retriever) cited(ctx context.Context, c claims.Claim, text, scope string
 	return pair, []string{FlagCorpusFallback}, nil
 }
 
+// scopedVerifier is the run's verifier, ready for the claims judged
+// against their citations (scopeEvidence).
+func (o *Options) scopedVerifier(ctx context.Context, ix *index) (adjudicate.Verifier, error) {
+	v, err := o.verifier(ix)
+	if err != nil {
+		return nil, err
+	}
+	w, err := o.scopeEvidence(ctx, v)
+	if err != nil {
+		closeIfCloser(v)
+		return nil, err
+	}
+	return w, nil
+}
+
 // scopeEvidence prepares a run in which some claim is judged against its
 // citations only: the documents' texts, the chunk sizes of the verifier's
 // window, and the verifier wrapped to verify chunk by chunk. A corpus

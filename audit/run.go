@@ -232,14 +232,11 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	if err := o.warnUnknownEvidence(ctx, in, ix); err != nil {
 		return nil, err
 	}
-	v, err := o.verifier(ix)
+	v, err := o.scopedVerifier(ctx, ix)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { closeIfCloser(v) }()
-	if v, err = o.scopeEvidence(ctx, v); err != nil {
-		return nil, err
-	}
 	version := versionOf(v, o.VerifierName)
 	res.RunID = runID(in, ix, *o, version)
 	res.IgnoredGold = in.ignoredGold
