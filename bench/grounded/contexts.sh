@@ -20,5 +20,5 @@ jq -c -n --slurpfile d "$work/set/corpus.jsonl" --slurpfile c "$work/set/claims.
   | .contexts = ([($subjects[.id] // [])[] | $byTitle[.] | select(. != null)] + [$texts[$i % ($texts | length)]] | unique)' \
 	>"$work/answers.jsonl"
 echo "$(wc -l <"$work/answers.jsonl") outputs, $(jq '.contexts | length' "$work/answers.jsonl" | paste -sd+ | bc) contexts"
-/usr/bin/time -f "wall %e s, max RSS %M KB" "$bin" run --outputs "$work/answers.jsonl" --out "$work/run" --log-level warn 2>&1 >"$work/run.txt" | tail -3
+/usr/bin/time -f "wall %e s, user %U s, sys %S s, max RSS %M KB" "$bin" run --outputs "$work/answers.jsonl" --out "$work/run" --log-level warn 2>&1 >"$work/run.txt" | tail -3
 grep -E '^time:|claims/s|^ +calibrate' "$work/run.txt"
