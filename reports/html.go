@@ -121,10 +121,12 @@ type htmlSlice struct {
 	Name                                          string
 	N, Coverage, Accuracy, Majority, MacroF1, ECE string
 	Tier1FA                                       string
+	// The binary view (supported vs not) of the grounded benchmarks.
+	BinaryBA, BinaryAUC string
 	// 95% bootstrap intervals (empty below metrics.MinBootstrapClaims).
-	AccuracyCI, MacroF1CI, Tier1FACI, ECECI string
-	ece                                     float64
-	answered                                float64
+	AccuracyCI, MacroF1CI, Tier1FACI, ECECI, BinaryBACI, BinaryAUCCI string
+	ece                                                              float64
+	answered                                                         float64
 }
 
 type htmlError struct {
@@ -296,7 +298,9 @@ func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice, int) {
 		row := htmlSlice{Name: name, N: n, Coverage: num(v["coverage"]), Accuracy: num(v["accuracy"]),
 			Majority: num(v["majority_accuracy"]), MacroF1: num(v["macro_f1"]), ECE: num(v["ece_10"]),
 			Tier1FA: num(v["tier1_fa_conditional"]), ece: math.NaN(),
-			AccuracyCI: ivs[name]["accuracy"], MacroF1CI: ivs[name]["macro_f1"], Tier1FACI: ivs[name]["tier1_fa_conditional"], ECECI: ivs[name]["ece_10"]}
+			AccuracyCI: ivs[name]["accuracy"], MacroF1CI: ivs[name]["macro_f1"], Tier1FACI: ivs[name]["tier1_fa_conditional"], ECECI: ivs[name]["ece_10"],
+			BinaryBA: num(v["binary_balanced_accuracy"]), BinaryAUC: num(v["binary_auc"]),
+			BinaryBACI: ivs[name]["binary_balanced_accuracy"], BinaryAUCCI: ivs[name]["binary_auc"]}
 		if v["ece_10"] != nil {
 			row.ece = *v["ece_10"]
 		}
