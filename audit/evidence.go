@@ -136,6 +136,24 @@ func (r Retriever) cited(ctx context.Context, c claims.Claim, text, scope string
 	return pair, []string{FlagCorpusFallback}, nil
 }
 
+// noteCites records, as validation reads a claim, whether it asks for a
+// cited scope itself and which ids a claim judged against its citations
+// cites: only those documents' texts are kept in memory.
+func (o *Options) noteCites(c claims.Claim) {
+	if scoped(c.Evidence) {
+		o.scopedClaims = true
+	}
+	if !scoped(scopeOf(c, o.Evidence)) {
+		return
+	}
+	if o.citedIDs == nil {
+		o.citedIDs = map[string]bool{}
+	}
+	for _, id := range c.Cite {
+		o.citedIDs[id] = true
+	}
+}
+
 // scopedVerifier is the run's verifier, ready for the claims judged
 // against their citations (scopeEvidence).
 func (o *Options) scopedVerifier(ctx context.Context, ix *index) (adjudicate.Verifier, error) {
@@ -159,7 +177,7 @@ func (o *Options) scopeEvidence(ctx context.Context, v adjudicate.Verifier) (adj
 	if !scoped(o.Evidence) && !o.scopedClaims {
 		return v, nil
 	}
-	docs, err := readDocTexts(ctx, o.CorpusPath)
+	docs, err := readDocTexts(ctx, o.CorpusPath, o.citedIDs)
 	if err != nil {
 		return nil, fmt.Errorf("read the corpus's documents: %w", err)
 	}
@@ -168,9 +186,10 @@ func (o *Options) scopeEvidence(ctx context.Context, v adjudicate.Verifier) (adj
 	return newChunkwise(v, o.VerifierName), nil
 }
 
-// readDocTexts reads every document's text from the corpus file (the
-// index has validated it), for the whole cited documents.
-func readDocTexts(ctx context.Context, path string) (map[string]string, error) {
+// readDocTexts reads the texts of the documents named in keep from the
+// corpus file (the index has validated it), for the whole cited
+// documents.
+func readDocTexts(ctx context.Context, path string, keep map[string]bool) (map[string]string, error) {
 	f, err := userfile.Open(ctx, path)
 	if err != nil {
 		return nil, err
@@ -188,7 +207,9 @@ func readDocTexts(ctx context.Context, path string) (map[string]string, error) {
 			if jerr := json.Unmarshal(b, &d); jerr != nil {
 				return nil, fmt.Errorf("%s:%d: %w", path, line, jerr)
 			}
-			docs[d.DocID] = d.Text
+			if keep[d.DocID] {
+				docs[d.DocID] = d.Text
+			}
 		}
 		if err == io.EOF {
 			return docs, nil

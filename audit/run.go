@@ -69,8 +69,10 @@ type Options struct {
 	docTexts map[string]string
 	chunking func(claim string) corpus.ChunkOptions
 	// scopedClaims is set by validation when a claim's own evidence field
-	// asks for a cited scope.
+	// asks for a cited scope; citedIDs are the ids the claims judged
+	// against their citations cite (the documents read whole).
 	scopedClaims bool
+	citedIDs     map[string]bool
 
 	K                 int     // passages per claim; default 5
 	BatchSize         int     // 0: the verifier's preference
@@ -390,9 +392,7 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 		}
 	}()
 	cv.EachClaim = func(c claims.Claim) error {
-		if scoped(c.Evidence) {
-			o.scopedClaims = true
-		}
+		o.noteCites(c)
 		return cs.add(c)
 	}
 	if err := cv.ReadFile(ctx, "claims", o.ClaimsPath); err != nil {
