@@ -12,7 +12,7 @@ BENCHTIME     ?= 1x
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-loo-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: eval-grounded bench-contexts readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-loo-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -297,6 +297,20 @@ HAVE_DATA      = ( test -n "$(DATA)" && $(foreach s,$(REAL_SETS),test -f $(DATA)
 # the generated training set (seed 101; the demo uses 2026 and benchmarks 202)
 $(GENERATED_SET)/claims.jsonl: build
 	$(BIN)/audit gen --out $(GENERATED_SET) --claims 6000 --docs 2000 --seed 101 > /dev/null
+
+## eval-grounded: the four real sets, each claim against its gold evidence documents only
+## (--evidence cited) beside the pooled-retrieval run: binary balanced accuracy and ROC AUC
+## per set (--rules none; GROUNDED_FLAGS adds run flags, e.g. --verifier onnx --model DIR);
+## skipped without DATA. bench-contexts: audit run --outputs with per-output contexts and
+## no corpus, timed, on CONTEXT_OUTPUTS generated outputs (10000)
+GROUNDED_FLAGS  ?=
+CONTEXT_OUTPUTS ?= 10000
+eval-grounded: build
+	@if ! $(HAVE_DATA); then echo "eval-grounded: skipped: set DATA to a folder holding $(REAL_SETS)"; exit 0; fi; \
+	bash bench/grounded/real.sh $(BIN)/audit $(DATA) $(CURDIR)/.cache/eval-grounded $(GROUNDED_FLAGS)
+
+bench-contexts: build
+	bash bench/grounded/contexts.sh $(BIN)/audit $(CURDIR)/.cache/bench-contexts-$(CONTEXT_OUTPUTS) $$(( $(CONTEXT_OUTPUTS) * 9 / 2 )) $(CONTEXT_OUTPUTS)
 
 ## eval-real: the lexical verifier's leave-one-set-out table (train on every set but one,
 ## the generated set included, test on the one left out); skipped without DATA

@@ -27,6 +27,11 @@ type Pair struct {
 	ClaimID  string
 	Claim    string
 	Passages []Passage
+	// PerPassage marks a claim judged against its cited documents only:
+	// the pipeline verifies each passage (chunk) as a pair of its own and
+	// aggregates the verdicts (MaxSupport). A verifier is never handed a
+	// pair with it set.
+	PerPassage bool `json:",omitempty"`
 }
 
 // Logit order: supported, unsupported, insufficient.

@@ -17,6 +17,8 @@ import (
 type item struct {
 	claim claims.Claim
 	index int
+	// flags are what the claim's evidence scope gave it (FlagUncited…).
+	flags []string
 }
 
 // retrieval is one claim on its way through the retrieval workers; done
@@ -51,7 +53,11 @@ func (o *Options) feed(ctx context.Context, ix *index, gold *claims.GoldIndex, j
 			defer wg.Done()
 			for t := range todo {
 				// A damaged index can make bleve panic: an error, not a crash.
-				t.pair, t.err = corpus.Recovered(func() (adjudicate.Pair, error) { return r.Pair(ctx, t.item.claim) })
+				t.pair, t.err = corpus.Recovered(func() (adjudicate.Pair, error) {
+					p, flags, err := r.Evidence(ctx, t.item.claim)
+					t.item.flags = flags
+					return p, err
+				})
 				close(t.done)
 			}
 		}()
@@ -147,12 +153,17 @@ func (o *Options) retriever(ix *index) (r Retriever, warn func()) {
 	if o.Rules.Effect != rules.EffectFlag {
 		r.Glossary = o.glossary // flag only: the claim is judged as written
 	}
+	r.Scope, r.Docs, r.Chunking = o.Evidence, o.docTexts, o.chunking
 	return r, func() {
 		// A cite that names nothing in the corpus is the claim's (or the
 		// corpus's) defect: said once, with the first few, never dropped
 		// silently.
 		if unknown.n > 0 {
-			o.Log.Warn("cite ids name no span or document of the corpus; those claims were retrieved by their text alone",
+			why := "those claims were retrieved by their text alone"
+			if scoped(o.Evidence) || o.scopedClaims {
+				why = "they are no evidence (a claim judged against its citations that has no other is flagged uncited, or under cited-or-corpus retrieved by its text)"
+			}
+			o.Log.Warn("cite ids name no span or document of the corpus; "+why,
 				"cites", unknown.n, "first", strings.Join(unknown.first, ", "))
 		}
 	}

@@ -516,20 +516,30 @@ func (o *Options) extractOutputs(ctx context.Context) error {
 		return fmt.Errorf("open outputs: %w", err)
 	}
 	o.Outputs = nil
+	if err := os.MkdirAll(o.WriteDir, outdir.DirMode); err != nil {
+		f.Close()
+		return err
+	}
+	ctxs, err := o.newContextsCorpus()
+	if err != nil {
+		f.Close()
+		return err
+	}
 	err = extract.ReadInput(ctx, f, o.OutputsPath, o.Extract.Split, func(out extract.Output) error {
 		o.Outputs = append(o.Outputs, OutputMeta{ID: out.ID, Query: out.Query, QueryID: out.QueryID, Attempt: out.Attempt,
 			HasAttempt: out.HasAttempt, Line: out.Line})
-		return nil
+		return ctxs.add(out)
 	})
 	f.Close()
+	if err == nil {
+		err = ctxs.finish(o)
+	}
 	if err != nil {
+		ctxs.abort()
 		return err
 	}
 	if o.Outputs == nil {
 		o.Outputs = []OutputMeta{}
-	}
-	if err := os.MkdirAll(o.WriteDir, outdir.DirMode); err != nil {
-		return err
 	}
 	path := filepath.Join(o.WriteDir, ExtractedClaimsFile)
 	stats, err := extract.ExtractFile(ctx, o.OutputsPath, path, o.Extract)

@@ -25,14 +25,42 @@ type Retriever struct {
 	// through its definition with the term (corpus.Glossary.Restate): the
 	// search and the verifier read the claim so restated.
 	Glossary *corpus.Glossary
+	// Scope is the run's evidence scope (claims.EvidenceScopes; empty:
+	// corpus); a claim's own evidence field overrides it. Under the cited
+	// scopes a claim is judged against what it cites only (cited).
+	Scope string
+	// Docs are the corpus's document texts, for the whole cited
+	// documents of the cited scopes.
+	Docs map[string]string
+	// Chunking sizes a cited document's chunks for a claim (nil:
+	// corpus.ChunkOptions' defaults).
+	Chunking func(claim string) corpus.ChunkOptions
 }
 
 // Pair retrieves a claim's passages.
 func (r Retriever) Pair(ctx context.Context, c claims.Claim) (adjudicate.Pair, error) {
+	p, _, err := r.Evidence(ctx, c)
+	return p, err
+}
+
+// Evidence is a claim's passages in its evidence scope, with the flags
+// the scope gave it (FlagUncited, FlagCorpusFallback).
+func (r Retriever) Evidence(ctx context.Context, c claims.Claim) (adjudicate.Pair, []string, error) {
 	text := c.Text
 	if restated, _, ok := r.Glossary.Restate(text); ok {
 		text = restated
 	}
+	if scope := scopeOf(c, r.Scope); scoped(scope) {
+		return r.cited(ctx, c, text, scope)
+	}
+	p, err := r.corpusPair(ctx, c, text)
+	return p, nil, err
+}
+
+// corpusPair is a corpus audit's evidence: the cited passages (a span,
+// or the best passages of a cited document) first, then the best BM25
+// passages of the whole corpus, k in all.
+func (r Retriever) corpusPair(ctx context.Context, c claims.Claim, text string) (adjudicate.Pair, error) {
 	pair := adjudicate.Pair{ClaimID: c.ID, Claim: text}
 	seen := map[string]bool{}
 	add := func(h corpus.Hit, cited bool) {

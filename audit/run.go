@@ -58,6 +58,22 @@ type Options struct {
 	NewVerifier  func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error)
 	VerifierName string
 
+	// Evidence is the run's evidence scope (claims.EvidenceScopes; empty:
+	// corpus): under cited and cited-or-corpus a claim is judged against
+	// the spans and whole documents it cites only, chunk by chunk
+	// (adjudicate.MaxSupport). A claim's evidence field overrides it.
+	Evidence string
+	// docTexts are the corpus's documents by id (read when some claim is
+	// judged against its citations); chunking sizes their chunks for a
+	// claim (the verifier's window).
+	docTexts map[string]string
+	chunking func(claim string) corpus.ChunkOptions
+	// scopedClaims is set by validation when a claim's own evidence field
+	// asks for a cited scope; citedIDs are the ids the claims judged
+	// against their citations cite (the documents read whole).
+	scopedClaims bool
+	citedIDs     map[string]bool
+
 	K                 int     // passages per claim; default 5
 	BatchSize         int     // 0: the verifier's preference
 	Workers           int     // concurrent Verify calls; default 1
@@ -218,7 +234,7 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	if err := o.warnUnknownEvidence(ctx, in, ix); err != nil {
 		return nil, err
 	}
-	v, err := o.verifier(ix)
+	v, err := o.scopedVerifier(ctx, ix)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +391,10 @@ func (o *Options) readInputs(ctx context.Context) (*inputs, error) {
 			cs.remove()
 		}
 	}()
-	cv.EachClaim = cs.add
+	cv.EachClaim = func(c claims.Claim) error {
+		o.noteCites(c)
+		return cs.add(c)
+	}
 	if err := cv.ReadFile(ctx, "claims", o.ClaimsPath); err != nil {
 		return nil, err
 	}
@@ -577,6 +596,10 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 		o.MinRetrievalScore, o.Calibrate, o.Temperature, o.ECEThreshold, o.Seed)
 	if o.Folds != metrics.DefaultFolds || o.MinCalibration != metrics.DefaultMinCalibration {
 		fmt.Fprintf(h, "folds=%d min=%d\n", o.Folds, o.MinCalibration)
+	}
+	if scoped(o.Evidence) || o.scopedClaims {
+		// Only a scoped run hashes it: a corpus audit keeps its id.
+		fmt.Fprintf(h, "evidence=%s claims=%v aggregation=%s\n", o.Evidence, o.scopedClaims, adjudicate.AggregationMaxSupport)
 	}
 	if p != corpus.DefaultPassageSettings {
 		// Only non-default settings enter the hash, so run ids of default

@@ -239,6 +239,7 @@ func (c *spoolCodec) claim(cl *claims.Claim) {
 	c.str(cl.Type)
 	c.str(cl.Importance)
 	c.strs(cl.Cite)
+	c.str(cl.Evidence)
 	c.str(string(cl.Label))
 	keys := make([]string, 0, len(cl.Meta))
 	for k := range cl.Meta {
@@ -299,6 +300,7 @@ func (c *spoolCodec) verified(v *verified) {
 	if v.Fallback != nil {
 		c.verdict(v.Fallback)
 	}
+	c.strs(v.EvidenceFlags)
 }
 
 // The readers below consume c.b; the first defect sets c.err, after which
@@ -417,6 +419,7 @@ func (c *spoolCodec) readClaim(cl *claims.Claim) {
 	cl.Type = c.readStr()
 	cl.Importance = c.readStr()
 	cl.Cite = c.readStrs()
+	cl.Evidence = c.readStr()
 	cl.Label = claims.Label(c.readStr())
 	if n := c.readLen(2); n > 0 {
 		cl.Meta = make(map[string]string, n)
@@ -475,6 +478,7 @@ func (c *spoolCodec) readVerified(v *verified) {
 		v.Fallback = &adjudicate.Verdict{}
 		c.readVerdict(v.Fallback)
 	}
+	v.EvidenceFlags = c.readStrs()
 }
 
 // claimSpool keeps the claims read while the claims file is validated, in

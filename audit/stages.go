@@ -27,6 +27,9 @@ type verified struct {
 	// Fallback is the fallback verifier's verdict of a claim whose logits
 	// were unusable (the fallback rule); nil otherwise.
 	Fallback *adjudicate.Verdict `json:"fallback,omitempty"`
+	// EvidenceFlags say how the claim's evidence scope shaped its
+	// passages (FlagUncited, FlagCorpusFallback), for the record's flags.
+	EvidenceFlags []string `json:"evidence_flags,omitempty"`
 }
 
 // retrieveAndVerify streams the claims through retrieval and the batch
@@ -36,6 +39,9 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	fb, err := o.fallbackVerifier(ix)
 	if err != nil {
 		return nil, err
+	}
+	if fb != nil && o.docTexts != nil {
+		fb = newChunkwise(fb, "fallback") // judged chunk by chunk, as the verifier judged
 	}
 	defer func() { closeIfCloser(fb) }()
 	sp, err := newSpool(o.WriteDir)
@@ -54,7 +60,8 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	err = adjudicate.Schedule(ctx, v, jobs, sched,
 		func(r adjudicate.Result[item]) error {
 			s := verified{Claim: r.Item.claim, Index: r.Item.index, Passages: r.Pair.Passages, Verdict: r.Verdict,
-				LatencyMS: float64(r.Latency.Microseconds()) / 1000, GoldEvidence: in.gold.Evidence(r.Item.claim.ID)}
+				LatencyMS: float64(r.Latency.Microseconds()) / 1000, GoldEvidence: in.gold.Evidence(r.Item.claim.ID),
+				EvidenceFlags: r.Item.flags}
 			res.Timings.VerifyBusy += reports.Seconds(r.Latency)
 			if r.Err == nil {
 				r.Err = checkProbabilities(r.Verdict.Logits)
@@ -94,6 +101,9 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	if err != nil {
 		sp.remove()
 		return nil, err
+	}
+	if cw, ok := v.(*chunkwise); ok {
+		v = cw.Verifier
 	}
 	if c, ok := v.(interface{ Hits() int }); ok {
 		res.CacheHits = c.Hits()
@@ -208,6 +218,9 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 			return err
 		}
 		d := o.withRules(v, o.withNumeric(v, o.decide(v, cal.temp(i)), fc), fc, docs)
+		if len(v.EvidenceFlags) > 0 {
+			d.flags = append(append([]string(nil), d.flags...), v.EvidenceFlags...)
+		}
 		if d.fallback {
 			res.Errors-- // decided by the fallback verifier: no longer an error
 			res.Fallbacks++

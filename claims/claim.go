@@ -26,7 +26,10 @@ type Claim struct {
 	Type          string        `json:"type,omitempty"`
 	Importance    string        `json:"importance,omitempty"`
 	Cite          []string      `json:"cite,omitempty"`
-	Label         Label         `json:"label,omitempty"`
+	// Evidence, when set, overrides the run's evidence scope for this
+	// claim (EvidenceScopes: corpus, cited, cited-or-corpus).
+	Evidence string `json:"evidence,omitempty"`
+	Label    Label  `json:"label,omitempty"`
 	// Meta is user metadata: string values (numbers and booleans as their
 	// JSON text) that pass through to the records and can be slices.
 	Meta map[string]string `json:"meta,omitempty"`
@@ -114,6 +117,18 @@ var (
 	Importances = []string{"critical", "material", "minor"}
 	Modalities  = []string{"assertion", "prediction", "hypothesis", "recommendation", "possibility"}
 	Polarities  = []string{"positive", "negative"}
+	// EvidenceScopes are where a claim's evidence may come from: the whole
+	// corpus by retrieval (cited passages first), only the documents and
+	// spans the claim cites, or those and, for a claim that cites nothing,
+	// retrieval from the corpus.
+	EvidenceScopes = []string{EvidenceCorpus, EvidenceCited, EvidenceCitedOrCorpus}
+)
+
+// Evidence scopes (Claim.Evidence, audit run --evidence).
+const (
+	EvidenceCorpus        = "corpus"
+	EvidenceCited         = "cited"
+	EvidenceCitedOrCorpus = "cited-or-corpus"
 )
 
 // Gold is one line of a gold-label file.

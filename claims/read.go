@@ -30,7 +30,7 @@ var (
 // A claim's id is "id" or, as gold files and records spell it, "claim_id"
 // (one of them).
 var claimFields = []string{"id", "claim_id", "source_id", "text", "subject", "predicate", "object", "qualifiers", "timeframe",
-	"modality", "polarity", "normalization", "notes", "type", "importance", "cite", "label", "meta"}
+	"modality", "polarity", "normalization", "notes", "type", "importance", "cite", "evidence", "label", "meta"}
 
 // Validator reads claim files and then gold files, collecting every defect.
 //
@@ -420,6 +420,7 @@ func parseClaim(rec jsonl.Record) (Claim, bool) {
 	c.Type = enum(rec, "type", Types)
 	c.Importance = enum(rec, "importance", Importances)
 	c.Cite = rec.Strings("cite")
+	c.Evidence = enum(rec, "evidence", EvidenceScopes)
 	if raw, ok := rec.Str("label", false, false); ok {
 		if l, valid := ParseLabel(raw); valid {
 			c.Label = l

@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -411,4 +412,37 @@ func (ix *Index) Tokens(text string) []string {
 		out[i] = string(t.Term)
 	}
 	return out
+}
+
+// ScoreText is the BM25 score a passage of the given text would get for
+// the query, with the index's idf and mean passage length (rounded as
+// Search rounds): the score of a chunk of a cited document that is not
+// itself a passage of the index. Terms the index has never seen add
+// nothing, as in Search.
+func (ix *Index) ScoreText(query, text string) (float64, error) {
+	terms := QueryTerms(query)
+	if len(terms) == 0 {
+		return 0, nil
+	}
+	s, err := ix.load()
+	if err != nil {
+		return 0, fmt.Errorf("score text: %w", err)
+	}
+	tf := map[string]int{}
+	toks := ix.analyzer.Analyze([]byte(text))
+	for _, t := range toks {
+		tf[string(t.Term)]++
+	}
+	norm := BM25K1 * (1 - BM25B + BM25B*float64(len(toks))/max(s.avgLen, 1e-9))
+	score := 0.0
+	for _, wt := range analyseQuery(ix.analyzer, terms) {
+		tp, ok := s.terms[wt.term]
+		n := tf[wt.term]
+		if !ok || n == 0 {
+			continue
+		}
+		f := float64(n)
+		score += wt.weight * tp.idf * (BM25K1 + 1) * f / (f + norm)
+	}
+	return math.Round(score*scoreScale) / scoreScale, nil
 }

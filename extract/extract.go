@@ -3,6 +3,7 @@ package extract
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
@@ -25,8 +26,15 @@ type Output struct {
 	// Cites are evidence ids given for the whole output: each of its claims
 	// cites them besides its own inline anchors.
 	Cites []string `json:"cites,omitempty"`
-	Line  int      `json:"-"` // in the outputs file
+	// Contexts are the passages the output was written from (a RAG
+	// system's retrieved contexts): each becomes a document of its own,
+	// ContextID(ID, i), and every claim of the output cites them all.
+	Contexts []string `json:"contexts,omitempty"`
+	Line     int      `json:"-"` // in the outputs file
 }
+
+// ContextID is the document id of an output's i-th context.
+func ContextID(outputID string, i int) string { return fmt.Sprintf("%s#ctx%d", outputID, i) }
 
 // ExtractOptions tune Extract. By default hedged ("may", "about 40%") and
 // contextual ("for example", "in this sample") claims are skipped.

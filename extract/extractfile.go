@@ -32,7 +32,7 @@ func ReadOutputs(ctx context.Context, r io.Reader, file string, fn func(Output) 
 }
 
 // OutputFields are the members of an outputs file's line.
-var OutputFields = []string{"id", "output_id", "text", "query", "query_id", "attempt", "cites"}
+var OutputFields = []string{"id", "output_id", "text", "query", "query_id", "attempt", "cites", "contexts"}
 
 // ReadOutputsAt is ReadOutputs that also passes each output's line number.
 // An output's id is "id" or "output_id" (one of them); "attempt" is an
@@ -64,6 +64,17 @@ func ReadOutputsAt(ctx context.Context, r io.Reader, file string, fn func(line i
 		for i, c := range o.Cites {
 			if jsonl.IsBlank(c) {
 				rec.Fail("cites", rec.Col("cites"), jsonl.Errorf(jsonl.ErrEmpty, "element %d: must not be empty", i))
+			}
+		}
+		o.Contexts = rec.Strings("contexts")
+		for i, c := range o.Contexts {
+			if jsonl.IsBlank(c) {
+				rec.Fail("contexts", rec.Col("contexts"), jsonl.Errorf(jsonl.ErrEmpty, "element %d: must not be empty", i))
+			}
+		}
+		if o.ID != "" {
+			for i := range o.Contexts {
+				o.Cites = append(o.Cites, ContextID(o.ID, i))
 			}
 		}
 		if rec.Has("attempt") {

@@ -324,3 +324,18 @@ func evaluateOutputs(outs []Outcome, t float64, opts BootstrapOptions) (map[stri
 	}
 	return v, ci
 }
+
+// Wilson is the Wilson score interval of k successes in n trials at 95%
+// (z = 1.96): an output's faithfulness interval over its claims. ok is
+// false when n is 0 (undefined).
+func Wilson(k, n int) (lo, hi float64, ok bool) {
+	if n <= 0 {
+		return 0, 0, false
+	}
+	const z = 1.959963984540054
+	p, nn := float64(k)/float64(n), float64(n)
+	d := 1 + z*z/nn
+	c := (p + z*z/(2*nn)) / d
+	h := z * math.Sqrt(p*(1-p)/nn+z*z/(4*nn*nn)) / d
+	return math.Max(0, c-h), math.Min(1, c+h), true
+}

@@ -85,9 +85,9 @@ type htmlDecisions struct {
 }
 
 type htmlOutput struct {
-	ID, Attempt, Action, Confidence, Coverage, Revision, Reason string
-	Instructions, Flags                                         []string
-	Abstention                                                  string
+	ID, Attempt, Faithfulness, Action, Confidence, Coverage, Revision, Reason string
+	Instructions, Flags                                                       []string
+	Abstention                                                                string
 }
 
 // OutputsShown bounds the outputs report.html lists.
@@ -121,10 +121,12 @@ type htmlSlice struct {
 	Name                                          string
 	N, Coverage, Accuracy, Majority, MacroF1, ECE string
 	Tier1FA                                       string
+	// The binary view (supported vs not) of the grounded benchmarks.
+	BinaryBA, BinaryAUC string
 	// 95% bootstrap intervals (empty below metrics.MinBootstrapClaims).
-	AccuracyCI, MacroF1CI, Tier1FACI, ECECI string
-	ece                                     float64
-	answered                                float64
+	AccuracyCI, MacroF1CI, Tier1FACI, ECECI, BinaryBACI, BinaryAUCCI string
+	ece                                                              float64
+	answered                                                         float64
 }
 
 type htmlError struct {
@@ -296,7 +298,9 @@ func (t *Tables) htmlSlices() ([]htmlSlice, *htmlSlice, int) {
 		row := htmlSlice{Name: name, N: n, Coverage: num(v["coverage"]), Accuracy: num(v["accuracy"]),
 			Majority: num(v["majority_accuracy"]), MacroF1: num(v["macro_f1"]), ECE: num(v["ece_10"]),
 			Tier1FA: num(v["tier1_fa_conditional"]), ece: math.NaN(),
-			AccuracyCI: ivs[name]["accuracy"], MacroF1CI: ivs[name]["macro_f1"], Tier1FACI: ivs[name]["tier1_fa_conditional"], ECECI: ivs[name]["ece_10"]}
+			AccuracyCI: ivs[name]["accuracy"], MacroF1CI: ivs[name]["macro_f1"], Tier1FACI: ivs[name]["tier1_fa_conditional"], ECECI: ivs[name]["ece_10"],
+			BinaryBA: num(v["binary_balanced_accuracy"]), BinaryAUC: num(v["binary_auc"]),
+			BinaryBACI: ivs[name]["binary_balanced_accuracy"], BinaryAUCCI: ivs[name]["binary_auc"]}
 		if v["ece_10"] != nil {
 			row.ece = *v["ece_10"]
 		}
@@ -423,6 +427,15 @@ func htmlHeader(s *Summary, m *Manifest) (date, claims string, inputs []string, 
 }
 
 // htmlDecisions summarises the per-output decisions (nil when none).
+// faithfulness is an output's supported fraction with its interval
+// ("0.50 [0.24, 0.76]"), — without claims.
+func faithfulness(o OutputRow) string {
+	if o.Claims == 0 || o.SupportedFractionLo == nil || o.SupportedFractionHi == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f [%.2f, %.2f] of %d", o.SupportedFraction, *o.SupportedFractionLo, *o.SupportedFractionHi, o.Claims)
+}
+
 func (t *Tables) htmlDecisions() *htmlDecisions {
 	s := &t.Summary
 	if _, ok := s.Metrics["output_ship_rate"]; !ok {
@@ -447,7 +460,7 @@ func (t *Tables) htmlDecisions() *htmlDecisions {
 				d.More++
 				continue
 			}
-			row := htmlOutput{ID: o.OutputID, Attempt: "—", Action: deref2(o.OverallAction), Confidence: num(o.OverallConfidence),
+			row := htmlOutput{ID: o.OutputID, Attempt: "—", Faithfulness: faithfulness(o), Action: deref2(o.OverallAction), Confidence: num(o.OverallConfidence),
 				Coverage: num(o.EvidenceCoverage), Revision: want, Reason: deref2(o.RevisionReason), Instructions: o.Instructions,
 				Flags: o.RiskFlags, Abstention: deref2(o.AbstentionMessage)}
 			if o.Attempt != nil {

@@ -71,14 +71,19 @@ type RiskCoverageRow struct {
 // fraction, whether any claim was predicted unsupported and seed 002's
 // verdict on the output; then the same from gold labels.
 type OutputRow struct {
-	RunID                 string   `parquet:"run_id,dict"`
-	OutputID              string   `parquet:"output_id"`
-	Claims                int64    `parquet:"claims"`
-	Supported             int64    `parquet:"supported"`
-	Unsupported           int64    `parquet:"unsupported"`
-	Insufficient          int64    `parquet:"insufficient"`
-	Abstained             int64    `parquet:"abstained"`
-	SupportedFraction     float64  `parquet:"supported_fraction"`
+	RunID             string  `parquet:"run_id,dict"`
+	OutputID          string  `parquet:"output_id"`
+	Claims            int64   `parquet:"claims"`
+	Supported         int64   `parquet:"supported"`
+	Unsupported       int64   `parquet:"unsupported"`
+	Insufficient      int64   `parquet:"insufficient"`
+	Abstained         int64   `parquet:"abstained"`
+	SupportedFraction float64 `parquet:"supported_fraction"`
+	// SupportedFractionLo and Hi are the Wilson 95% interval of the
+	// supported fraction over the output's claims (its faithfulness when
+	// its claims are judged against its own contexts); null without claims.
+	SupportedFractionLo   *float64 `parquet:"supported_fraction_lo,optional"`
+	SupportedFractionHi   *float64 `parquet:"supported_fraction_hi,optional"`
 	AnyUnsupported        bool     `parquet:"any_unsupported"`
 	Verdict               string   `parquet:"verdict,dict"`
 	Labelled              int64    `parquet:"labelled"`
@@ -130,6 +135,9 @@ func (t *Tables) outputRow(s metrics.OutputScore) OutputRow {
 		Labelled: int64(s.Labelled), GoldSupported: int64(s.Gold[metrics.Supported]), GoldUnsupported: int64(s.Gold[metrics.Unsupported]),
 		GoldInsufficient: int64(s.Gold[metrics.Insufficient]), GoldSupportedFraction: fp(s.GoldSupportedFraction),
 		RunInstance: t.meta.Instance.ID, StartedAt: t.meta.Instance.Millis()}
+	if lo, hi, ok := metrics.Wilson(s.Predicted[metrics.Supported], s.Claims); ok {
+		r.SupportedFractionLo, r.SupportedFractionHi = &lo, &hi
+	}
 	if s.Labelled > 0 {
 		r.GoldAnyUnsupported = &s.GoldAnyUnsupported
 	}

@@ -790,3 +790,30 @@ func initWithoutLeftovers() error {
 	}
 	return nil
 }
+
+// specialTokens counts the special tokens a pair adds ([CLS] a [SEP] b
+// [SEP] for BERT): one text's encoding adds two, a pair one more.
+func (v *Verifier) specialTokens() int {
+	e, err := v.tok.Encode("")
+	if err != nil {
+		return 3
+	}
+	return len(e.IDs) + 1
+}
+
+// CountTokens is the number of tokens the model reads in text (special
+// tokens aside), for sizing the chunks of a cited document.
+func (v *Verifier) CountTokens(text string) int {
+	e, err := v.tok.Encode(text)
+	if err != nil {
+		return len(text) // never more tokens than bytes: a safe bound
+	}
+	return max(0, len(e.IDs)-(v.specialTokens()-1))
+}
+
+// PassageTokens is how many tokens of passage fit beside the claim in
+// the model's --max-length, so that a chunk of a cited document is read
+// whole, never truncated.
+func (v *Verifier) PassageTokens(claim string) int {
+	return v.maxLen - v.CountTokens(claim) - v.specialTokens()
+}

@@ -79,7 +79,7 @@ func exitCode(err error) int {
 		// The machine failed us (a full disk, an I/O error): not the
 		// user's input, even though the error names a path.
 		return exitInternal
-	case errors.Is(err, corpus.ErrDamaged), errors.Is(err, fs.ErrPermission), errors.Is(err, outdir.ErrNotOurs), errors.Is(err, outdir.ErrLink), errors.Is(err, outdir.ErrForeign), errors.Is(err, reports.ErrWrongTable), errors.Is(err, audit.ErrNoClaims),
+	case errors.Is(err, corpus.ErrDamaged), errors.Is(err, fs.ErrPermission), errors.Is(err, outdir.ErrNotOurs), errors.Is(err, outdir.ErrLink), errors.Is(err, outdir.ErrForeign), errors.Is(err, reports.ErrWrongTable), errors.Is(err, audit.ErrNoClaims), errors.Is(err, audit.ErrNoContexts),
 		errors.Is(err, userfile.ErrNotRegular), errors.Is(err, userfile.ErrTooLarge):
 		return exitInput
 	case errors.As(err, &list), errors.As(err, &pathErr), errors.Is(err, corpus.ErrNotIndex):

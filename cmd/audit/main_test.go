@@ -53,7 +53,8 @@ func TestScripts(t *testing.T) {
 			e.Setenv("SMALL", small)
 			return nil
 		},
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports, "sameRecords": sameRecords, "goldAnswers": goldAnswers, "exportsAll": exportsAll},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"sameReports": sameReports, "sameRecords": sameRecords, "goldAnswers": goldAnswers, "exportsAll": exportsAll,
+			"longDoc": longDoc, "chunksCover": chunksCover},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 	})
 }

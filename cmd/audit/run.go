@@ -17,6 +17,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/remote"
 	"github.com/claimaudit/claimaudit/audit"
+	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
 	"github.com/claimaudit/claimaudit/extract/llm"
 	"github.com/claimaudit/claimaudit/lint"
@@ -154,10 +155,10 @@ func newRunCmd(e *env) *cobra.Command {
 
 func (r *runCmd) flags(f *pflag.FlagSet) {
 	o := &r.o
-	f.StringVar(&o.CorpusPath, "corpus", "", "corpus documents, JSONL (required)")
+	f.StringVar(&o.CorpusPath, "corpus", "", "corpus documents, JSONL (required, unless --outputs carry their \"contexts\": each output's claims are then judged against its own contexts only)")
 	f.StringVar(&o.SpansPath, "spans", "", "evidence spans, JSONL")
 	f.StringVar(&o.ClaimsPath, "claims", "", "claims, JSONL (this or --outputs)")
-	f.StringVar(&o.OutputsPath, "outputs", "", "model outputs to extract claims from and decide per output (this or --claims): JSONL {id, text, query?, query_id?, attempt?, cites?} or a plain-text file")
+	f.StringVar(&o.OutputsPath, "outputs", "", "model outputs to extract claims from and decide per output (this or --claims): JSONL {id, text, query?, query_id?, attempt?, cites?, contexts?} or a plain-text file")
 	extractFlags(f, &o.Extract, &r.extractor)
 	r.extractGo = flag.NewFlagSet("extract", flag.ContinueOnError)
 	r.llm = llm.Flags(r.extractGo, "extract-")
@@ -167,6 +168,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.IndexDir, "index", "", "index folder (default OUT/index)")
 	passageFlags(f, &o.Passages)
 	f.IntVar(&o.K, "k", 5, "passages retrieved per claim")
+	f.StringVar(&o.Evidence, "evidence", claims.EvidenceCorpus, "where a claim's evidence comes from: corpus (BM25 over the whole corpus, cited passages first), cited (only the spans and whole documents it cites, every chunk verified; a claim citing nothing is insufficient, flagged uncited) or cited-or-corpus (cited, and retrieval for a claim citing nothing, flagged); a claim's own evidence field overrides it")
 	f.IntVar(&o.BatchSize, "batch-size", 0, "claims per verifier call (default: the verifier's preference)")
 	f.IntVar(&o.Workers, "workers", 1, "concurrent verifier calls")
 	f.Float64Var(&o.AbstainBelow, "abstain-below", 0, "abstain when the calibrated confidence is below this")
@@ -220,8 +222,14 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 // checkInputs decides which inputs the run reads: the corpus, the claims or
 // the model outputs (one of them), regular files all.
 func (r *runCmd) checkInputs(cmd *cobra.Command) error {
-	if err := requireFlags(cmd, "corpus", "out"); err != nil {
+	if err := requireFlags(cmd, "out"); err != nil {
 		return err
+	}
+	if r.o.CorpusPath == "" && r.o.OutputsPath == "" {
+		return usageErrorf("%s: give --corpus (or --outputs whose outputs carry their \"contexts\")", cmd.CommandPath())
+	}
+	if r.o.CorpusPath == "" && r.o.SpansPath != "" {
+		return usageErrorf("--spans belong to a --corpus")
 	}
 	if err := requireClaims(r.o.ClaimsPath); err != nil {
 		return err
@@ -293,6 +301,9 @@ func (r *runCmd) checkDecisions() error {
 	if err := intRanges(intRange{"k", o.K, 1, maxK}, intRange{"workers", o.Workers, 0, maxWorkers}, intRange{"batch-size", o.BatchSize, 0, maxBatchSize},
 		intRange{"source-slices", o.SourceSlices, -1, math.MaxInt32}); err != nil {
 		return err
+	}
+	if !slices.Contains(claims.EvidenceScopes, o.Evidence) {
+		return usageErrorf("--evidence %q is not one of %s", o.Evidence, strings.Join(claims.EvidenceScopes, ", "))
 	}
 	if !slices.Contains(numeric.Policies, o.NumericPolicy) {
 		return usageErrorf("--numeric-policy %q is not one of %s", o.NumericPolicy, strings.Join(numeric.Policies, ", "))
