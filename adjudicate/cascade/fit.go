@@ -27,10 +27,10 @@ type Set struct {
 // has one binary gold class only), and the fraction of claims sent to the
 // second verifier.
 type Figures struct {
-	Set                   string
-	N                     int
+	Set                    string
+	N                      int
 	First, Second, Cascade float64
-	Sent                  float64
+	Sent                   float64
 }
 
 // Evaluate gives b's figures on s.

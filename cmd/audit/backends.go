@@ -30,7 +30,7 @@ type backendFlags struct {
 	reg       *adjudicate.Registry
 	factories map[string]adjudicate.Factory
 	sets      map[string]*flag.FlagSet // each backend's own options
-	owners    map[string][]string // flag name → the backends that declare it
+	owners    map[string][]string      // flag name → the backends that declare it
 }
 
 // addBackendFlags lets every backend declare its options and adds them to
