@@ -324,10 +324,11 @@ cascade-fit: build ort
 ## CASCADE_PY); the session options weighed: bench/cascade/ort.py options
 CASCADE_N      ?= 10000
 CASCADE_ROUNDS ?= 2
+CASCADE_SETS   ?=
 CASCADE_PY     ?= $(MODEL_VENV)/bin/python
 bench-cascade: build ort
 	ORT_LIB=$(ORT_LIB) nice -n 5 bash bench/cascade/run.sh $(BIN)/audit $(CURDIR)/models/$(MODEL_NAME) $(CASCADE_PY) \
-	  $(CURDIR)/.cache/bench-cascade $(CASCADE_N) $(CASCADE_ROUNDS)
+	  $(CURDIR)/.cache/bench-cascade $(CASCADE_N) $(CASCADE_ROUNDS) "$(CASCADE_SETS)"
 
 ## model: the verifier shipped in models/$(MODEL_NAME) (train/): a Python virtual environment
 ## under .cache/ (Debian's CPU PyTorch through --system-site-packages, the pinned packages of

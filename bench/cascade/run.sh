@@ -4,15 +4,16 @@
 # Runtime on the same pairs (bench/cascade/ort.py speed), and (2) the cascade (audit run
 # --verifier cascade, the band in MODEL/cascade.json) against the model alone: wall s,
 # CPU s, claims/s, pairs/s, CPU ms per claim and the fraction of claims the model decided.
-# Usage: bench/cascade/run.sh AUDIT_BIN MODEL_DIR PYTHON WORK N ROUNDS
+# Usage: bench/cascade/run.sh AUDIT_BIN MODEL_DIR PYTHON WORK N ROUNDS [SETS]
+# (SETS: "demo gen-N" by default)
 set -euo pipefail
-bin=$1 model=$2 py=$3 work=$4 n=$5 rounds=$6
+bin=$1 model=$2 py=$3 work=$4 n=$5 rounds=$6 sets=${7:-"demo gen-$5"}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 [ -f "$work/gen-$n/claims.jsonl" ] || "$bin" gen --out "$work/gen-$n" --claims "$n" --docs $(( n / 2 > 300 ? n / 2 : 300 )) --seed 202 > /dev/null
 demo=$here/../../benchdata/demo
 printf '| data | round | path | wall s | CPU s | claims/s | pairs/s | CPU ms/claim | model decided |\n|---|---|---|---|---|---|---|---|---|\n'
-for set in demo "gen-$n"; do
+for set in $sets; do
   dir=$demo; [ "$set" = demo ] || dir=$work/$set
   claims=$(wc -l < "$dir/claims.jsonl")
   idx=$work/index-$set
