@@ -311,7 +311,7 @@ eval-real: build
 ## fit prints the leave-one-set-out table and writes the band fitted on every set to
 ## models/$(MODEL_NAME)/cascade.json (the cascade's default band). Needs DATA; one command
 ## refits it for a new model (MODEL_NAME=...)
-CASCADE_M      ?= 2
+CASCADE_M      ?= 5
 CASCADE_SAMPLE ?= 300
 cascade-fit: build ort
 	@if ! $(HAVE_DATA); then echo "cascade-fit: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)"; exit 0; fi; \
@@ -320,7 +320,7 @@ cascade-fit: build ort
 
 ## bench-cascade: the model path against Python's ONNX Runtime on the same pairs, and the
 ## cascade against the model alone, interleaved (CASCADE_ROUNDS rounds), on the demo and a
-## generated set of CASCADE_N claims (bench/cascade/run.sh; Python from make model-env, or
+## generated set of CASCADE_N claims (CASCADE_SETS="demo gen-N" to pick; bench/cascade/run.sh; Python from make model-env, or
 ## CASCADE_PY); the session options weighed: bench/cascade/ort.py options
 CASCADE_N      ?= 10000
 CASCADE_ROUNDS ?= 2

@@ -168,12 +168,21 @@ func writeCascadeTable(w io.Writer, figs []cascade.Figures) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	var m [5]float64
 	for _, f := range figs {
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.3f |\n", f.Set, f.N, num(f.First), num(f.Second), num(f.Cascade), num(f.Cascade-f.Second), f.Sent)
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.3f |\n", f.Set, f.N, num(f.First), num(f.Second), num(f.Cascade), delta(f.Cascade-f.Second), f.Sent)
 		for i, x := range []float64{f.First, f.Second, f.Cascade, f.Cascade - f.Second, f.Sent} {
 			m[i] += x / float64(len(figs))
 		}
 	}
-	fmt.Fprintf(w, "| mean | | %s | %s | %s | %s | %.3f |\n", num(m[0]), num(m[1]), num(m[2]), num(m[3]), m[4])
+	fmt.Fprintf(w, "| mean | | %s | %s | %s | %s | %.3f |\n", num(m[0]), num(m[1]), num(m[2]), delta(m[3]), m[4])
+}
+
+// delta is a difference of balanced accuracies, to the fourth decimal:
+// the tolerance it is read against is 0.005.
+func delta(x float64) string {
+	if math.IsNaN(x) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.4f", x)
 }
 
 func num(x float64) string {
