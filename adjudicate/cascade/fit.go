@@ -84,8 +84,8 @@ const maxCandidates = 200
 // Fit chooses the band that sends the smallest mean fraction of each set's
 // claims to the second verifier while the cascade's balanced accuracy
 // stays at least the second verifier's alone minus tol on every set that
-// has one (ties: the narrower band, then the lower one). The band sending
-// every claim always qualifies.
+// has one (ties: the first found, in order of Low then High — a
+// deterministic choice). The band sending every claim always qualifies.
 func Fit(sets []Set, tol float64) (Band, error) {
 	if len(sets) == 0 {
 		return Band{}, errors.New("cascade fit: no labelled sets")

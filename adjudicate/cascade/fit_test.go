@@ -80,11 +80,10 @@ func TestLeaveOneOutNeverSeesTheHeldOutSet(t *testing.T) {
 	}
 }
 
-// A set with one gold class has no balanced accuracy: NaN, never 0, and
-// it constrains nothing.
-func TestOneClassSetIsUndefined(t *testing.T) {
+// Balanced accuracy is the mean recall of the gold classes present (one
+// class: its recall); an empty set has none: NaN figures, never 0.
+func TestUndefinedFiguresAreNaN(t *testing.T) {
 	s := Set{Name: "one", Claims: []Claim{{Gold: true, FirstP: 0.9, FirstSays: true, SecondSays: true}}}
-	s.Claims[0].Gold = true
 	f := Evaluate(Everything, s)
 	if f.First != 1 || f.Sent != 1 {
 		t.Errorf("figures %+v", f)
