@@ -35,7 +35,7 @@ func Backend() adjudicate.Backend {
 			to := fs.String("cascade-to", "onnx", "cascade: the backend that decides the claims the lexical verifier is unsure of (its own options apply)")
 			bandPath := fs.String("cascade-band", "", "cascade: band file from 'audit cascade fit' (default: cascade.json in --model's folder); 'all' sends every claim, 'none' none")
 			fs.String("model", "", "cascade: its cascade.json is the default --cascade-band")
-			passages := fs.Int("cascade-passages", -1, "cascade: passages per claim the second backend reads, best first (0: all; default: the band file's)")
+			passages := fs.Int("cascade-passages", -1, "cascade: passages per claim the second backend reads, best first (0: all; -1: the band file's)")
 			return func(env adjudicate.Env) (adjudicate.Verifier, error) {
 				return build(env, *to, *bandPath, *passages, fs)
 			}
