@@ -58,7 +58,7 @@ func build(env adjudicate.Env, to, bandPath string, passages int, fs *flag.FlagS
 		return nil, err
 	}
 	if passages < -1 {
-		return nil, fmt.Errorf("cascade: --cascade-passages %d is negative", passages)
+		return nil, fmt.Errorf("cascade: --cascade-passages %d: want 0 (all), a number of passages, or -1 (the band file's)", passages)
 	}
 	if passages == -1 {
 		passages = band.Passages
