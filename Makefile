@@ -12,7 +12,7 @@ BENCHTIME     ?= 1x
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: eval-grounded bench-contexts readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-loo-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: cascade-fit bench-cascade eval-grounded bench-contexts readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-loo-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -318,6 +318,31 @@ eval-real: build
 	@if ! $(HAVE_DATA); then echo "eval-real: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)$(if $(DATA), - not found under $(DATA))"; exit 0; fi; \
 	$(MAKE) --no-print-directory $(GENERATED_SET)/claims.jsonl && \
 	$(BIN)/audit train --leave-one-out --index $(LEXICAL)/index $(TRAIN_SETS)
+
+## cascade-fit: the cascade's band for models/$(MODEL_NAME) (bench/cascade/fit.sh): the
+## lexical verifier and the model (at CASCADE_M passages) run on each real set
+## (CASCADE_SAMPLE claims a set, by a hash of the claim id; 0: every claim), audit cascade
+## fit prints the leave-one-set-out table and writes the band fitted on every set to
+## models/$(MODEL_NAME)/cascade.json (the cascade's default band). Needs DATA; one command
+## refits it for a new model (MODEL_NAME=...)
+CASCADE_M      ?= 5
+CASCADE_SAMPLE ?= 300
+cascade-fit: build ort
+	@if ! $(HAVE_DATA); then echo "cascade-fit: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)"; exit 0; fi; \
+	ORT_LIB=$(ORT_LIB) nice -n 5 bash bench/cascade/fit.sh $(BIN)/audit models/$(MODEL_NAME) $(DATA) $(CURDIR)/.cache/cascade-fit/$(MODEL_NAME) \
+	  $(CASCADE_M) $(CASCADE_SAMPLE) models/$(MODEL_NAME)/cascade.json $(REAL_SETS)
+
+## bench-cascade: the model path against Python's ONNX Runtime on the same pairs, and the
+## cascade against the model alone, interleaved (CASCADE_ROUNDS rounds), on the demo and a
+## generated set of CASCADE_N claims (CASCADE_SETS="demo gen-N" to pick; bench/cascade/run.sh; Python from make model-env, or
+## CASCADE_PY); the session options weighed: bench/cascade/ort.py options
+CASCADE_N      ?= 10000
+CASCADE_ROUNDS ?= 2
+CASCADE_SETS   ?=
+CASCADE_PY     ?= $(MODEL_VENV)/bin/python
+bench-cascade: build ort
+	ORT_LIB=$(ORT_LIB) nice -n 5 bash bench/cascade/run.sh $(BIN)/audit $(CURDIR)/models/$(MODEL_NAME) $(CASCADE_PY) \
+	  $(CURDIR)/.cache/bench-cascade $(CASCADE_N) $(CASCADE_ROUNDS) "$(CASCADE_SETS)"
 
 ## model: the verifier shipped in models/$(MODEL_NAME) (train/): a Python virtual environment
 ## under .cache/ (Debian's CPU PyTorch through --system-site-packages, the pinned packages of

@@ -59,6 +59,11 @@ type Verdict struct {
 	// (a cross-encoder's pairs), in passage order; nil when the backend
 	// scores a claim's passages together. The conflict rule reads them.
 	PassageLogits [][3]float64 `json:",omitempty"`
+	// DecidedBy names the backend that gave the verdict when a verifier is
+	// made of several (the cascade: "lexical" or its model's backend); ""
+	// for a backend that decides alone. Records keep it as decided_by
+	// verifier:<name>.
+	DecidedBy string `json:",omitempty"`
 	// Err, when set, says this claim could not be adjudicated (its logits
 	// failed CheckLogits, a log-probability failed CheckLogprob): the
 	// scheduler makes it the claim's error and keeps nothing else of the
@@ -110,6 +115,10 @@ func IsTransient(err error) bool {
 type Env struct {
 	// Stats gives backends that want them corpus-wide statistics (idf).
 	Stats CorpusStats
+	// Verifier makes another backend's verifier from the options the
+	// command line gave that backend: a composite backend (the cascade)
+	// builds its parts with it. nil where the program offers none.
+	Verifier func(name string) (Verifier, error)
 }
 
 // CorpusStats are document frequencies from the index, for idf weights.
@@ -132,6 +141,10 @@ type Backend struct {
 	Name      string
 	Help      string
 	Configure func(fs *flag.FlagSet) Factory
+	// Uses, when set, names the other backends whose options this one's
+	// verifier also reads (through Env.Verifier), given fs once parsed:
+	// the command line accepts their options with it.
+	Uses func(fs *flag.FlagSet) []string
 }
 
 // Registry is the explicit list of backends (no init-time registration).

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
 	"github.com/claimaudit/claimaudit/lint"
@@ -77,7 +78,7 @@ func (o *Options) decide(v verified, t float64) decision {
 // makes the claim unsupported, and a verified number turns the verifier's
 // unsupported into insufficient. Abstentions stand.
 func (o *Options) withNumeric(v verified, d decision, fc *factCache) decision {
-	d.verifierPred, d.rule = d.pred, lint.RuleVerifier
+	d.verifierPred, d.rule = d.pred, verifierRule(v.Verdict)
 	c := v.Claim
 	if c.Type != "numeric" && len(numeric.FindNumbers(c.Text)) == 0 {
 		return d
@@ -102,7 +103,20 @@ func (o *Options) withNumeric(v verified, d decision, fc *factCache) decision {
 		d.pred = metrics.Class(ld.Label.Index())
 	}
 	d.rule = ld.Rule
+	if ld.Rule == lint.RuleVerifier {
+		d.rule = verifierRule(v.Verdict)
+	}
 	return d
+}
+
+// verifierRule is decided_by for a label the verifier set: "verifier", or
+// "verifier:<backend>" when the verifier is made of several (the cascade)
+// and names the one that decided.
+func verifierRule(v adjudicate.Verdict) string {
+	if v.DecidedBy == "" {
+		return lint.RuleVerifier
+	}
+	return lint.RuleVerifier + ":" + v.DecidedBy
 }
 
 // outcome is what metrics need of the decision; reports.OutcomeOf gives

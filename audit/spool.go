@@ -259,6 +259,7 @@ func (c *spoolCodec) verdict(v *adjudicate.Verdict) {
 	}
 	c.int(int64(v.Passage))
 	c.str(v.Rationale)
+	c.str(v.DecidedBy)
 	c.bool(v.HardLabel)
 	c.int(int64(v.Usage.PromptTokens))
 	c.int(int64(v.Usage.CompletionTokens))
@@ -436,6 +437,7 @@ func (c *spoolCodec) readVerdict(v *adjudicate.Verdict) {
 	}
 	v.Passage = int(c.readInt())
 	v.Rationale = c.readStr()
+	v.DecidedBy = c.readStr()
 	v.HardLabel = c.readBool()
 	v.Usage.PromptTokens = int(c.readInt())
 	v.Usage.CompletionTokens = int(c.readInt())

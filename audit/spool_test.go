@@ -160,7 +160,7 @@ func TestFillRandomSetsEveryField(t *testing.T) {
 		walk("", reflect.ValueOf(v))
 	}
 	for _, name := range []string{"Claim.Qualifiers.Quantity", "Claim.Timeframe.AsOf", "Claim.Normalization.Entities", "Claim.Meta",
-		"Passages", "Verdict.PassageLogits", "Verdict.Usage.CompletionTokens", "Fallback.Rationale", "GoldEvidence", "LatencyMS"} {
+		"Passages", "Verdict.PassageLogits", "Verdict.Usage.CompletionTokens", "Fallback.Rationale", "Verdict.DecidedBy", "GoldEvidence", "LatencyMS"} {
 		require.True(t, seen[name], name)
 	}
 }

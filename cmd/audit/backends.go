@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"github.com/claimaudit/claimaudit/adjudicate/cascade"
 	"github.com/claimaudit/claimaudit/adjudicate/lexical"
 	"github.com/claimaudit/claimaudit/adjudicate/null"
 	"github.com/claimaudit/claimaudit/adjudicate/onnx"
@@ -21,14 +22,15 @@ import (
 // backend declares its own options (adjudicate.Backend.Configure); nothing
 // else in cmd/audit knows them.
 func defaultBackends() []adjudicate.Backend {
-	return []adjudicate.Backend{lexical.Backend(), onnx.Backend(), triton.Backend(), tei.Backend(), openai.Backend(), null.Backend()}
+	return []adjudicate.Backend{lexical.Backend(), onnx.Backend(), triton.Backend(), tei.Backend(), openai.Backend(), null.Backend(), cascade.Backend()}
 }
 
 // backendFlags are the backends' options bound to a command's flags.
 type backendFlags struct {
 	reg       *adjudicate.Registry
 	factories map[string]adjudicate.Factory
-	owners    map[string][]string // flag name → the backends that declare it
+	sets      map[string]*flag.FlagSet // each backend's own options
+	owners    map[string][]string      // flag name → the backends that declare it
 }
 
 // addBackendFlags lets every backend declare its options and adds them to
@@ -40,12 +42,13 @@ func addBackendFlags(f *pflag.FlagSet, list []adjudicate.Backend) (*backendFlags
 	if err != nil {
 		return nil, err
 	}
-	b := &backendFlags{reg: reg, factories: map[string]adjudicate.Factory{}, owners: map[string][]string{}}
+	b := &backendFlags{reg: reg, factories: map[string]adjudicate.Factory{}, sets: map[string]*flag.FlagSet{}, owners: map[string][]string{}}
 	byName := map[string][]*flag.Flag{}
 	for _, name := range reg.Names() {
 		be, _ := reg.Backend(name)
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
 		b.factories[name] = be.Configure(fs)
+		b.sets[name] = fs
 		fs.VisitAll(func(gf *flag.Flag) {
 			byName[gf.Name] = append(byName[gf.Name], gf)
 			b.owners[gf.Name] = append(b.owners[gf.Name], name)
@@ -80,12 +83,24 @@ func addBackendFlags(f *pflag.FlagSet, list []adjudicate.Backend) (*backendFlags
 // factory returns the named backend's Factory, after checking that every
 // backend option given on the command line is one of that backend's.
 func (b *backendFlags) factory(name string, f *pflag.FlagSet) (adjudicate.Factory, error) {
-	if _, err := b.reg.Backend(name); err != nil {
+	be, err := b.reg.Backend(name)
+	if err != nil {
 		return nil, usageErrorf("--verifier: %v", err)
+	}
+	// A composite backend (the cascade) takes the options of the backends
+	// it is made of.
+	allowed := []string{name}
+	if be.Uses != nil {
+		for _, u := range be.Uses(b.sets[name]) {
+			if _, err := b.reg.Backend(u); err != nil {
+				return nil, usageErrorf("--verifier %s: %v", name, err)
+			}
+			allowed = append(allowed, u)
+		}
 	}
 	var wrong []string
 	for opt, owners := range b.owners {
-		if fl := f.Lookup(opt); fl != nil && fl.Changed && !slices.Contains(owners, name) {
+		if fl := f.Lookup(opt); fl != nil && fl.Changed && !slices.ContainsFunc(owners, func(o string) bool { return slices.Contains(allowed, o) }) {
 			wrong = append(wrong, fmt.Sprintf("--%s is an option of %s", opt, strings.Join(owners, ", ")))
 		}
 	}
@@ -94,6 +109,22 @@ func (b *backendFlags) factory(name string, f *pflag.FlagSet) (adjudicate.Factor
 		return nil, usageErrorf("%s, not of --verifier %s", strings.Join(wrong, "; "), name)
 	}
 	return b.factories[name], nil
+}
+
+// env is what a backend's factory gets: the corpus statistics, and the
+// other backends' verifiers made from their options (a composite backend's
+// parts).
+func (b *backendFlags) env(stats adjudicate.CorpusStats) adjudicate.Env {
+	e := adjudicate.Env{Stats: stats}
+	e.Verifier = func(name string) (adjudicate.Verifier, error) {
+		f, ok := b.factories[name]
+		if !ok {
+			_, err := b.reg.Backend(name)
+			return nil, err
+		}
+		return f(e)
+	}
+	return e
 }
 
 // help lists the backends for --verifier's usage line.

@@ -88,7 +88,7 @@ Exit codes: 0 success; 1 a --fail-on gate failed; 2 usage or input error;
 	pf.String("log-level", "info", "log verbosity on stderr: debug, info, warn or error")
 	pf.String("log-format", "text", "log format on stderr: text or json")
 	pf.IntVar(&e.maxErrors, "max-errors", 50, "input errors to print before summarising (0: all)")
-	root.AddCommand(newValidateCmd(e), newIndexCmd(e), newSearchCmd(e), newExtractCmd(e), newNumcheckCmd(e), newLintCmd(e), newGenCmd(e), newTrainCmd(e), newRunCmd(e), newReportCmd(e), newCalibrateCmd(e), newDiffCmd(e), newTrendCmd(e), newExportCmd(e), newConvertCmd(e), newReviewCmd(e), newEstimateCmd(e))
+	root.AddCommand(newValidateCmd(e), newIndexCmd(e), newSearchCmd(e), newExtractCmd(e), newNumcheckCmd(e), newLintCmd(e), newGenCmd(e), newTrainCmd(e), newRunCmd(e), newReportCmd(e), newCalibrateCmd(e), newDiffCmd(e), newTrendCmd(e), newExportCmd(e), newConvertCmd(e), newReviewCmd(e), newEstimateCmd(e), newCascadeCmd(e))
 	return root
 }
 

@@ -437,7 +437,7 @@ func (r *runCmd) options(cmd *cobra.Command) (o audit.Options, closeSrc func(), 
 	// (backends may use its statistics). A verifier that cannot load (bad
 	// weights, model folder, device) is a usage error.
 	o.NewVerifier = func(stats adjudicate.CorpusStats) (adjudicate.Verifier, error) {
-		v, err := factory(adjudicate.Env{Stats: stats})
+		v, err := factory(r.backends.env(stats))
 		if err != nil {
 			return nil, &exitError{code: exitInput, err: err}
 		}

@@ -1,0 +1,95 @@
+package cascade
+
+import (
+	"math"
+	"testing"
+)
+
+// synthetic is a set of n claims with p(supported) spread evenly over
+// (0, 1); the first verifier is right outside (lo, hi) and wrong inside,
+// the second is always right. Gold alternates.
+func synthetic(name string, n int, lo, hi float64) Set {
+	s := Set{Name: name}
+	for i := 0; i < n; i++ {
+		p := (float64(i) + 0.5) / float64(n)
+		gold := i%2 == 0
+		firstSays := gold
+		if p > lo && p < hi {
+			firstSays = !gold
+		}
+		s.Claims = append(s.Claims, Claim{Gold: gold, FirstP: p, FirstSays: firstSays, SecondSays: gold})
+	}
+	return s
+}
+
+// With no tolerance, the band must cover exactly the claims the first
+// verifier gets wrong: the fewest claims that keep the second's accuracy.
+func TestFitSendsOnlyWhatItMust(t *testing.T) {
+	sets := []Set{synthetic("a", 400, 0.3, 0.6), synthetic("b", 400, 0.3, 0.6)}
+	b, err := Fit(sets, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sets {
+		f := Evaluate(b, s)
+		if f.Cascade != f.Second {
+			t.Errorf("%s: cascade %.4f, second %.4f: the fit lost accuracy", s.Name, f.Cascade, f.Second)
+		}
+		if math.Abs(f.Sent-0.3) > 0.02 {
+			t.Errorf("%s: sent %.3f of the claims, want about 0.3 (the claims in (0.3, 0.6))", s.Name, f.Sent)
+		}
+	}
+	if b.Low > 0.31 || b.Low < 0.28 || b.High < 0.59 || b.High > 0.62 {
+		t.Errorf("band (%.3f, %.3f), want about (0.3, 0.6)", b.Low, b.High)
+	}
+}
+
+// A tolerance lets the fit keep some of the first verifier's mistakes:
+// it sends fewer claims, and loses no more than the tolerance.
+func TestFitToleranceTradesAccuracyForClaims(t *testing.T) {
+	sets := []Set{synthetic("a", 400, 0.3, 0.6), synthetic("b", 400, 0.3, 0.6)}
+	strict, _ := Fit(sets, 0)
+	loose, _ := Fit(sets, 0.05)
+	if !(loose.SentFraction < strict.SentFraction) {
+		t.Errorf("sent %.3f at tolerance 0.05, %.3f at 0: want fewer", loose.SentFraction, strict.SentFraction)
+	}
+	for _, s := range sets {
+		if f := Evaluate(loose, s); f.Cascade < f.Second-0.05-1e-12 {
+			t.Errorf("%s: cascade %.4f is more than 0.05 below the second's %.4f", s.Name, f.Cascade, f.Second)
+		}
+	}
+}
+
+// Leave one set out measures each set with a band fitted without it: a
+// set whose first-verifier mistakes lie elsewhere loses accuracy there.
+func TestLeaveOneOutNeverSeesTheHeldOutSet(t *testing.T) {
+	sets := []Set{synthetic("a", 300, 0.3, 0.6), synthetic("b", 300, 0.3, 0.6), synthetic("odd", 300, 0.7, 0.9)}
+	figs, bands, err := LeaveOneOut(sets, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := figs[2]
+	if odd.Set != "odd" || !(odd.Cascade < odd.Second-0.1) {
+		t.Errorf("held-out odd set: cascade %.3f, second %.3f: want the band fitted on a and b to miss its mistakes", odd.Cascade, odd.Second)
+	}
+	if bands[2].High > 0.65 {
+		t.Errorf("band fitted without odd reaches %.3f: it saw the held-out set", bands[2].High)
+	}
+	if _, _, err := LeaveOneOut(sets[:1], 0); err == nil {
+		t.Error("leave one out over one set: want an error")
+	}
+}
+
+// Balanced accuracy is the mean recall of the gold classes present (one
+// class: its recall); an empty set has none: NaN figures, never 0.
+func TestUndefinedFiguresAreNaN(t *testing.T) {
+	s := Set{Name: "one", Claims: []Claim{{Gold: true, FirstP: 0.9, FirstSays: true, SecondSays: true}}}
+	f := Evaluate(Everything, s)
+	if f.First != 1 || f.Sent != 1 {
+		t.Errorf("figures %+v", f)
+	}
+	empty := Evaluate(Everything, Set{Name: "empty"})
+	if !math.IsNaN(empty.Second) || !math.IsNaN(empty.Sent) {
+		t.Errorf("empty set: %+v, want NaN figures", empty)
+	}
+}
