@@ -168,6 +168,7 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	rec.Action = ClaimAction(out.Abstained, out.Predicted, rec.Confidence, o.branches(c.SourceID), o.branchAt)
 	rec.Verdict = metrics.VerdictOf(out, d.t)
 	recordNumeric(&rec, d.numeric)
+	recordClaimFields(&rec, &c)
 	return rec
 }
 

@@ -19,7 +19,7 @@ import (
 )
 
 // SchemaVersion of the Parquet files; bumped on any column change.
-const SchemaVersion = "5"
+const SchemaVersion = "6"
 
 // Evidence is one retrieved passage of a record.
 type Evidence struct {
@@ -158,6 +158,49 @@ type Record struct {
 	// or the gold label is unknown.
 	VerifierConfidence *float64 `parquet:"verifier_confidence,optional"`
 	VerifierCorrect    *bool    `parquet:"verifier_correct,optional"`
+
+	// What the claim says (docs/format/claims.md), as the claims file gave
+	// it: each null when the claim does not give it.
+	Subject       *string             `parquet:"subject,optional"`
+	Predicate     *string             `parquet:"predicate,optional,dict"`
+	Object        *string             `parquet:"object,optional"`
+	Qualifiers    *ClaimQualifiers    `parquet:"qualifiers,optional"`
+	Timeframe     *ClaimTimeframe     `parquet:"timeframe,optional"`
+	Modality      *string             `parquet:"modality,optional,dict"`
+	Polarity      *string             `parquet:"polarity,optional,dict"`
+	Normalization *ClaimNormalization `parquet:"normalization,optional"`
+}
+
+// ClaimQualifiers is a claim's qualifiers object as a struct column (so
+// qualifiers.location in SQL, pl.col("qualifiers").struct.field("location")
+// in polars): null when the claim has none, each field null when absent.
+// Quantity is the quantity as written (a JSON number as its text);
+// QuantityValue the number when the claims file gave one.
+type ClaimQualifiers struct {
+	Quantity      *string  `parquet:"quantity,optional"`
+	QuantityValue *float64 `parquet:"quantity_value,optional"`
+	Unit          *string  `parquet:"unit,optional"`
+	Location      *string  `parquet:"location,optional"`
+	Population    *string  `parquet:"population,optional"`
+	Condition     *string  `parquet:"condition,optional"`
+}
+
+// ClaimTimeframe is a claim's timeframe: dates YYYY-MM-DD, each null when
+// not given.
+type ClaimTimeframe struct {
+	Start *string `parquet:"start,optional"`
+	End   *string `parquet:"end,optional"`
+	AsOf  *string `parquet:"as_of,optional"`
+}
+
+// ClaimNormalization is a claim's normalization object: the canonical
+// entities (empty when none), the value (as text, and as a number when
+// the claims file gave one) and the canonical predicate.
+type ClaimNormalization struct {
+	Entities           []string `parquet:"entities,list"`
+	Value              *string  `parquet:"value,optional"`
+	ValueNum           *float64 `parquet:"value_num,optional"`
+	PredicateCanonical *string  `parquet:"predicate_canonical,optional"`
 }
 
 // RowGroupRows bounds a row group, so readers stream large files.

@@ -1,0 +1,61 @@
+package audit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/claimaudit/claimaudit/reports"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The claim's structured fields reach records.parquet as typed columns,
+// read back from the file: given fields as given, absent ones null, an
+// object with nothing in it null, a number kept as text and value.
+func TestRecordsCarryTheClaimsStructuredFields(t *testing.T) {
+	dir := t.TempDir()
+	claimsPath := filepath.Join(dir, "claims.jsonl")
+	lines := `{"id":"full","text":"Karo Ridge Airport served 48.2 million passengers in Norland in 2019.","subject":"Karo Ridge Airport","predicate":"served","object":"48.2 million passengers","qualifiers":{"quantity":"48.2 million","unit":"passengers","location":"Norland","population":"adults","condition":"excluding transfers"},"timeframe":{"start":"2019-01-01","end":"2019-12-31","as_of":"2020-02-01"},"modality":"assertion","polarity":"positive","normalization":{"entities":["Karo Ridge Airport","Norland"],"value":48200000,"predicate_canonical":"passenger_count"},"type":"numeric"}
+{"id":"bare","text":"The museum opens at nine."}
+{"id":"some","text":"The fee is 150 dollars.","qualifiers":{"quantity":150},"timeframe":{"as_of":"2021-05-01"},"normalization":{"value":"150 dollars"},"polarity":"negative"}
+`
+	require.NoError(t, os.WriteFile(claimsPath, []byte(lines), 0o644))
+	out := filepath.Join(dir, "out")
+	o := demoOptions(t, out)
+	o.ClaimsPath, o.GoldPath = claimsPath, ""
+	_, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	rs := records(t, out)
+	require.Len(t, rs, 3)
+
+	full := rs[0]
+	assert.Equal(t, ptr("Karo Ridge Airport"), full.Subject)
+	assert.Equal(t, ptr("served"), full.Predicate)
+	assert.Equal(t, ptr("48.2 million passengers"), full.Object)
+	assert.Equal(t, &reports.ClaimQualifiers{Quantity: ptr("48.2 million"), Unit: ptr("passengers"), Location: ptr("Norland"),
+		Population: ptr("adults"), Condition: ptr("excluding transfers")}, full.Qualifiers)
+	assert.Equal(t, &reports.ClaimTimeframe{Start: ptr("2019-01-01"), End: ptr("2019-12-31"), AsOf: ptr("2020-02-01")}, full.Timeframe)
+	assert.Equal(t, ptr("assertion"), full.Modality)
+	assert.Equal(t, ptr("positive"), full.Polarity)
+	assert.Equal(t, &reports.ClaimNormalization{Entities: []string{"Karo Ridge Airport", "Norland"}, Value: ptr("48200000"),
+		ValueNum: ptr(48200000.0), PredicateCanonical: ptr("passenger_count")}, full.Normalization)
+
+	bare := rs[1]
+	assert.Nil(t, bare.Subject)
+	assert.Nil(t, bare.Predicate)
+	assert.Nil(t, bare.Object)
+	assert.Nil(t, bare.Qualifiers, "no qualifiers: null, not a struct of nulls")
+	assert.Nil(t, bare.Timeframe)
+	assert.Nil(t, bare.Modality)
+	assert.Nil(t, bare.Polarity)
+	assert.Nil(t, bare.Normalization)
+
+	some := rs[2]
+	assert.Equal(t, &reports.ClaimQualifiers{Quantity: ptr("150"), QuantityValue: ptr(150.0)}, some.Qualifiers)
+	assert.Equal(t, &reports.ClaimTimeframe{AsOf: ptr("2021-05-01")}, some.Timeframe)
+	assert.Equal(t, &reports.ClaimNormalization{Entities: []string{}, Value: ptr("150 dollars")}, some.Normalization)
+	assert.Equal(t, ptr("negative"), some.Polarity)
+	assert.Nil(t, some.Modality)
+}
