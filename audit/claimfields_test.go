@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/claimaudit/claimaudit/reports"
 	"github.com/stretchr/testify/assert"
@@ -58,4 +59,22 @@ func TestRecordsCarryTheClaimsStructuredFields(t *testing.T) {
 	assert.Equal(t, &reports.ClaimNormalization{Entities: []string{}, Value: ptr("150 dollars")}, some.Normalization)
 	assert.Equal(t, ptr("negative"), some.Polarity)
 	assert.Nil(t, some.Modality)
+}
+
+// Every record says who decided it (auto: a person's labels are review's
+// labels.parquet) and when, by the run's clock.
+func TestRecordsSayWhoDecidedAndWhen(t *testing.T) {
+	out := t.TempDir()
+	o := demoOptions(t, out)
+	at := time.Date(2026, 3, 4, 5, 6, 7, 8e6, time.UTC)
+	o.Now = func() time.Time { return at }
+	_, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	rs, err := reports.ReadParquet[reports.Record](filepath.Join(out, "records.parquet"))
+	require.NoError(t, err)
+	require.NotEmpty(t, rs)
+	for _, r := range rs {
+		assert.Equal(t, "auto", r.Reviewer)
+		assert.Equal(t, at.UnixMilli(), r.DecidedAt)
+	}
 }

@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"time"
+
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
 	"github.com/claimaudit/claimaudit/lint"
@@ -139,6 +141,14 @@ func (d decision) outcome(v verified) metrics.Outcome {
 	return out
 }
 
+// now is the records' clock.
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
 // record is the claim's row of records.parquet.
 func (o *Options) record(v verified, d decision, out metrics.Outcome, runID string) reports.Record {
 	c := v.Claim
@@ -169,6 +179,7 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	rec.Verdict = metrics.VerdictOf(out, d.t)
 	recordNumeric(&rec, d.numeric)
 	recordClaimFields(&rec, &c)
+	rec.Reviewer, rec.DecidedAt = reports.ReviewerAuto, o.now().UnixMilli()
 	return rec
 }
 

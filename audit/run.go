@@ -113,7 +113,9 @@ type Options struct {
 	ToolVersion string
 	// Instance identifies this execution (run_instance, started_at in every
 	// file); the zero value draws one when Run starts.
-	Instance    reports.Instance
+	Instance reports.Instance
+	// Now is the clock of the records' decided_at (time.Now when nil).
+	Now         func() time.Time
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 	SliceBy     []string       // claim metadata keys to slice on (--slice-by meta.KEY)
 	PlotFormats []string       // nil: reports.DefaultPlotFormats

@@ -36,6 +36,12 @@ func RecordColumns() []string { return columnsOf[Record]() }
 // timestampOf writes a timestamp(millisecond) column (started_at) as RFC
 // 3339 text, UTC, "" for 0; ok false for any other column.
 func timestampOf(f reflect.StructField, v reflect.Value) (string, bool) {
+	if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Int64 {
+		if v.IsNil() {
+			return "", false // null (an optional timestamp: reviewed_at)
+		}
+		v = v.Elem()
+	}
 	if !strings.Contains(f.Tag.Get("parquet"), "timestamp(millisecond)") || v.Kind() != reflect.Int64 {
 		return "", false
 	}
@@ -309,7 +315,7 @@ var exportTables = []exportTable{
 	tableOf[CalibrationRow]("calibration"), tableOf[RiskCoverageRow]("risk_coverage"), tableOf[OutputRow]("outputs"),
 	tableOf[TrendRow]("trend"), tableOf[EstimateRow]("estimates"), tableOf[NumberRow]("numbers"),
 	tableOf[NumberCountRow]("number_counts"), tableOf[TemperatureSweepRow]("temperature_sweep"),
-	tableOf[ThresholdSweepRow]("threshold_sweep"),
+	tableOf[ThresholdSweepRow]("threshold_sweep"), tableOf[HumanLabelRow]("labels"),
 }
 
 // ExportTables are the Parquet files audit export reads (every one the

@@ -169,7 +169,16 @@ type Record struct {
 	Modality      *string             `parquet:"modality,optional,dict"`
 	Polarity      *string             `parquet:"polarity,optional,dict"`
 	Normalization *ClaimNormalization `parquet:"normalization,optional"`
+
+	// Reviewer is who gave predicted_label: "auto" (the verifier and the
+	// rules; a person's labels are review's labels.parquet); DecidedAt
+	// when the record's label was decided (after calibration), UTC.
+	Reviewer  string `parquet:"reviewer,dict"`
+	DecidedAt int64  `parquet:"decided_at,timestamp(millisecond)"`
 }
+
+// ReviewerAuto is the reviewer of every label audit run decides.
+const ReviewerAuto = "auto"
 
 // ClaimQualifiers is a claim's qualifiers object as a struct column (so
 // qualifiers.location in SQL, pl.col("qualifiers").struct.field("location")
@@ -469,3 +478,27 @@ func openParquet(path string) (f *os.File, pf *parquet.File, size int64, err err
 	}
 	return f, pf, st.Size(), nil
 }
+
+// HumanLabelRow is one row of a review queue's labels.parquet, written by
+// `audit review --import`: the labels people gave one claim, and the label
+// they settle on. Joined to records.parquet on claim_id, it says which
+// labels a person gave.
+type HumanLabelRow struct {
+	ClaimID string `parquet:"claim_id"`
+	// Reviewer is "human": the label is people's, not the run's "auto".
+	Reviewer string `parquet:"reviewer,dict"`
+	// HumanLabel is the most common label among the reviewers' (unsure
+	// answers aside); null on a tie or when all answered unsure, and
+	// Undecided says which.
+	HumanLabel *string `parquet:"human_label,optional,dict"`
+	Undecided  *string `parquet:"undecided,optional,dict"`
+	// Reviewers and Labels are the answers, in the order given: reviewer
+	// i answered Labels[i] (a label or "unsure").
+	Reviewers []string `parquet:"reviewers,list"`
+	Labels    []string `parquet:"labels,list"`
+	// ReviewedAt is the latest answer's time; null when no answer has one.
+	ReviewedAt *int64 `parquet:"reviewed_at,optional,timestamp(millisecond)"`
+}
+
+// ReviewerHuman is the reviewer of a label a person gave.
+const ReviewerHuman = "human"
