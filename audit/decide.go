@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"github.com/claimaudit/claimaudit/adjudicate"
 	"time"
 
 	"github.com/claimaudit/claimaudit/claims"
@@ -141,6 +142,18 @@ func (d decision) outcome(v verified) metrics.Outcome {
 	return out
 }
 
+// recordUsage writes what the claim's remote call spent; nothing when no
+// call was made for it.
+func (o *Options) recordUsage(rec *reports.Record, u adjudicate.Usage) {
+	if u.Calls == 0 {
+		return
+	}
+	in, out := int64(u.PromptTokens), int64(u.CompletionTokens)
+	rec.TokensIn, rec.TokensOut = &in, &out
+	rec.Calls, rec.Retries = ptr(int64(u.Calls)), ptr(int64(u.Retries))
+	rec.Cost = o.Prices.Cost(in, out)
+}
+
 // now is the records' clock.
 func (o *Options) now() time.Time {
 	if o.Now != nil {
@@ -180,6 +193,7 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	recordNumeric(&rec, d.numeric)
 	recordClaimFields(&rec, &c)
 	rec.Reviewer, rec.DecidedAt = reports.ReviewerAuto, o.now().UnixMilli()
+	o.recordUsage(&rec, v.Verdict.Usage)
 	return rec
 }
 

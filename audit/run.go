@@ -115,7 +115,10 @@ type Options struct {
 	// file); the zero value draws one when Run starts.
 	Instance reports.Instance
 	// Now is the clock of the records' decided_at (time.Now when nil).
-	Now         func() time.Time
+	Now func() time.Time
+	// Prices are what a remote model's tokens cost (--price-input,
+	// --price-output): the records' cost and summary.json's usage.
+	Prices      reports.Prices
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 	SliceBy     []string       // claim metadata keys to slice on (--slice-by meta.KEY)
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
@@ -145,7 +148,9 @@ type Options struct {
 
 // Result summarises a run.
 type Result struct {
-	RunID   string
+	RunID string
+	// usage totals the records' remote calls (summary.json's usage).
+	usage   reports.Usage
 	Records int
 	Errors  int
 	// Fallbacks counts the claims the fallback verifier decided (their

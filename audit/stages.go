@@ -229,6 +229,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 			o.DecideProgress(res.Records, total)
 		}
 		rec := o.record(v, d, out, res.RunID)
+		res.usage.Add(&rec)
 		picker.Add(rec)
 		o.addToLedger(res, v.Claim, rec)
 		return w.Write(rec)
@@ -284,8 +285,20 @@ func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verif
 		rows, values := o.decideOutputs(res)
 		t.SetOutputDecisions(rows, values)
 	}
+	t.Summary.Usage = reports.NewUsageSummary(res.usage, o.extractorUsage(), o.Prices)
 	t.Summary.Gates = reports.Check(o.Gates, t)
 	return t, t.Write(o.WriteDir)
+}
+
+// extractorUsage is what an LLM extractor spent on the run's outputs; nil
+// for the rules (or no extraction).
+func (o *Options) extractorUsage() *reports.Usage {
+	u, ok := o.Extract.Source.(interface{ Usage() adjudicate.Usage })
+	if !ok || o.Outputs == nil {
+		return nil
+	}
+	x := u.Usage()
+	return &reports.Usage{TokensIn: int64(x.PromptTokens), TokensOut: int64(x.CompletionTokens), Calls: int64(x.Calls), Retries: int64(x.Retries)}
 }
 
 // ComputeReports is reports.Compute that returns when ctx is done (the

@@ -338,6 +338,10 @@ type Summary struct {
 	Slices             map[string]map[string]*float64 `json:"slices"`
 	Warnings           []string                       `json:"warnings"`
 	Gates              []GateResult                   `json:"gates,omitempty"`
+	// Usage is what remote models spent (tokens, calls, retries, cost);
+	// null where it is not known (a report over records of a run that
+	// wrote no usage columns).
+	Usage *UsageSummary `json:"usage"`
 }
 
 // sliceSummary are the metrics summary.json gives per slice.

@@ -175,6 +175,90 @@ type Record struct {
 	// when the record's label was decided (after calibration), UTC.
 	Reviewer  string `parquet:"reviewer,dict"`
 	DecidedAt int64  `parquet:"decided_at,timestamp(millisecond)"`
+
+	// What a remote judge spent on the claim: the server's token counts,
+	// the calls made and retried, and their cost at the run's prices
+	// (--price-input, --price-output). All null when no remote call was
+	// made for it (a local model, a verdict from the cache); Cost also
+	// when no price was given.
+	TokensIn  *int64   `parquet:"tokens_in,optional"`
+	TokensOut *int64   `parquet:"tokens_out,optional"`
+	Calls     *int64   `parquet:"calls,optional"`
+	Retries   *int64   `parquet:"retries,optional"`
+	Cost      *float64 `parquet:"cost,optional"`
+}
+
+// Prices are what a remote model's tokens cost, per million tokens (in
+// the currency the user gives them in); nil when not given.
+type Prices struct {
+	InputPerM, OutputPerM *float64
+}
+
+// Cost is the cost of tin input and tout output tokens; nil without both
+// prices.
+func (p Prices) Cost(tin, tout int64) *float64 {
+	if p.InputPerM == nil || p.OutputPerM == nil {
+		return nil
+	}
+	c := (float64(tin)**p.InputPerM + float64(tout)**p.OutputPerM) / 1e6
+	return &c
+}
+
+// Usage totals what remote models spent over a run: summary.json's
+// "usage" (docs/format/reports.md).
+type Usage struct {
+	TokensIn  int64 `json:"tokens_in"`
+	TokensOut int64 `json:"tokens_out"`
+	Calls     int64 `json:"calls"`
+	Retries   int64 `json:"retries"`
+	// Records counts the records with a remote call (the verifier's).
+	Records int64 `json:"records,omitempty"`
+	// Cost is at the run's prices; null when none were given.
+	Cost *float64 `json:"cost"`
+}
+
+// Add counts one record's usage.
+func (u *Usage) Add(r *Record) {
+	if r.Calls == nil {
+		return
+	}
+	u.Records++
+	u.Calls += *r.Calls
+	for _, f := range []struct{ dst, src *int64 }{{&u.TokensIn, r.TokensIn}, {&u.TokensOut, r.TokensOut}, {&u.Retries, r.Retries}} {
+		if f.src != nil {
+			*f.dst += *f.src
+		}
+	}
+}
+
+// UsageSummary is summary.json's "usage": the verifier's (summed over the
+// records) and, in a run over outputs with an LLM extractor, the
+// extractor's; Cost is their sum, null without prices.
+type UsageSummary struct {
+	Verifier  Usage    `json:"verifier"`
+	Extractor *Usage   `json:"extractor"`
+	Cost      *float64 `json:"cost"`
+	PriceIn   *float64 `json:"price_input_per_million"`
+	PriceOut  *float64 `json:"price_output_per_million"`
+}
+
+// NewUsageSummary totals the verifier's and the extractor's usage at the
+// prices.
+func NewUsageSummary(verifier Usage, extractor *Usage, p Prices) *UsageSummary {
+	s := &UsageSummary{Verifier: verifier, Extractor: extractor, PriceIn: p.InputPerM, PriceOut: p.OutputPerM}
+	s.Verifier.Cost = p.Cost(verifier.TokensIn, verifier.TokensOut)
+	total := s.Verifier.Cost
+	if extractor != nil {
+		e := *extractor
+		e.Cost = p.Cost(e.TokensIn, e.TokensOut)
+		s.Extractor = &e
+		if total != nil && e.Cost != nil {
+			sum := *total + *e.Cost
+			total = &sum
+		}
+	}
+	s.Cost = total
+	return s
 }
 
 // ReviewerAuto is the reviewer of every label audit run decides.
