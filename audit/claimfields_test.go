@@ -2,8 +2,10 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +79,64 @@ func TestRecordsSayWhoDecidedAndWhen(t *testing.T) {
 		assert.Equal(t, "auto", r.Reviewer)
 		assert.Equal(t, at.UnixMilli(), r.DecidedAt)
 	}
+}
+
+// A claim without a declared type gets one inferred (and says so), which
+// the type slices use; a declared type is kept as declared.
+func TestUndeclaredTypeIsInferred(t *testing.T) {
+	dir := t.TempDir()
+	claimsPath := filepath.Join(dir, "claims.jsonl")
+	lines := `{"id":"n","text":"Quavor Harbour had 870,000 residents."}
+{"id":"q","text":"The harbour is large.","qualifiers":{"quantity":"large"}}
+{"id":"y","text":"Ithneith Falls was chartered in 1911."}
+{"id":"tf","text":"The mayor served the harbour.","timeframe":{"start":"2001-01-01"}}
+{"id":"f","text":"Kira Tesbrizen serves as mayor of Quavor Harbour."}
+{"id":"d","text":"Kira Tesbrizen serves as mayor of Quavor Harbour in 1911.","type":"fact"}
+`
+	require.NoError(t, os.WriteFile(claimsPath, []byte(lines), 0o644))
+	out := filepath.Join(dir, "out")
+	o := demoOptions(t, out)
+	o.ClaimsPath, o.GoldPath = claimsPath, ""
+	res, err := Run(context.Background(), o)
+	require.NoError(t, err)
+	rs := records(t, out)
+	got := map[string][2]any{}
+	for _, r := range rs {
+		got[r.ClaimID] = [2]any{r.ClaimType, r.ClaimTypeInferred}
+	}
+	assert.Equal(t, map[string][2]any{"n": {"numeric", true}, "q": {"numeric", true}, "y": {"temporal", true}, "tf": {"temporal", true},
+		"f": {"fact", true}, "d": {"fact", false}}, got)
+	require.NotNil(t, res.Tables.Summary.Slices["type=numeric"], "inferred types are slices")
+	assert.Equal(t, 2.0, *res.Tables.Summary.Slices["type=numeric"]["n"])
+}
+
+// A record names the tags of its deciding span, as the spans file gives
+// them; a window or no deciding passage has none.
+func TestRecordsCarryTheDecidingSpansTags(t *testing.T) {
+	out := t.TempDir()
+	_, err := Run(context.Background(), demoOptions(t, out))
+	require.NoError(t, err)
+	b, err := os.ReadFile(demo + "spans.jsonl")
+	require.NoError(t, err)
+	want := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var s struct {
+			SpanID string   `json:"span_id"`
+			Tags   []string `json:"tags"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &s))
+		want[s.SpanID] = s.Tags
+	}
+	tagged := 0
+	for _, r := range records(t, out) {
+		if r.EvidenceUsed == nil || r.Evidence[r.EvidenceUsed.Rank-1].SpanID == nil {
+			assert.Empty(t, r.EvidenceTags, r.ClaimID)
+			continue
+		}
+		assert.Equal(t, want[*r.Evidence[r.EvidenceUsed.Rank-1].SpanID], r.EvidenceTags, r.ClaimID)
+		if len(r.EvidenceTags) > 0 {
+			tagged++
+		}
+	}
+	assert.Positive(t, tagged)
 }

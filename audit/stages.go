@@ -10,6 +10,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 )
@@ -202,12 +203,23 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		w.Abort()
 		return nil, err
 	}
+	tags, err := o.readSpanTags(ctx)
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
 	picker := reports.NewErrorPicker(reports.ReportErrors)
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		d := o.withRules(v, o.withNumeric(v, o.decide(v, cal.temp(i)), fc), fc, docs)
+		// An undeclared type is inferred after the decision (which reads
+		// the claim as given), for the slices and the record.
+		inferred := v.Claim.Type == ""
+		if inferred {
+			v.Claim.Type = extract.InferType(&v.Claim)
+		}
 		if d.fallback {
 			res.Errors-- // decided by the fallback verifier: no longer an error
 			res.Fallbacks++
@@ -229,6 +241,8 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 			o.DecideProgress(res.Records, total)
 		}
 		rec := o.record(v, d, out, res.RunID)
+		rec.ClaimTypeInferred = inferred
+		rec.EvidenceTags = tags.of(rec.EvidenceUsed)
 		res.usage.Add(&rec)
 		picker.Add(rec)
 		o.addToLedger(res, v.Claim, rec)

@@ -186,6 +186,14 @@ type Record struct {
 	Calls     *int64   `parquet:"calls,optional"`
 	Retries   *int64   `parquet:"retries,optional"`
 	Cost      *float64 `parquet:"cost,optional"`
+
+	// ClaimTypeInferred says claim_type was not declared by the claims
+	// file but inferred from the claim (extract.InferType).
+	ClaimTypeInferred bool `parquet:"claim_type_inferred"`
+	// EvidenceTags are the tags of the deciding passage's span (spans
+	// file "tags"); empty when no passage decided, it is a window, or its
+	// span has none.
+	EvidenceTags []string `parquet:"evidence_tags,list"`
 }
 
 // Prices are what a remote model's tokens cost, per million tokens (in
