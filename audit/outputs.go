@@ -72,6 +72,7 @@ type LedgerEntry struct {
 	Action       string   // seed 004's action at the output's branch count
 	Cited        bool     // the claim carries a citation anchor
 	Flags        []string // risk flags of the claim (claimFlags)
+	NoEvidence   bool     // nothing was retrieved for the claim
 }
 
 // RevisionDecision is seed 002's RevisionDecision.
@@ -241,6 +242,13 @@ type OutputDecision struct {
 	AbstentionMessage string
 	UncitedCritical   []string // ids of critical claims without a citation anchor (seed 002 §3.5: must be cited)
 	RiskFlags         []string // the union of its claims' risk flags, sorted
+	// RiskSeverities are RiskFlags' severities, in their order
+	// (FlagSeverity); RiskLevel the highest ("" with no flag).
+	RiskSeverities []string
+	RiskLevel      string
+	// NoEvidenceResponse is the answer to give in place of an output none
+	// of whose claims found any evidence (NoEvidenceMessage); "" otherwise.
+	NoEvidenceResponse string
 	// Improved says whether this attempt's verdict beats the attempt it
 	// branched from (the query's previous attempt); nil for a first attempt.
 	Improved *bool
@@ -287,7 +295,57 @@ func DecideOutput(m OutputMeta, entries []LedgerEntry) OutputDecision {
 		d.RiskFlags = append(d.RiskFlags, f)
 	}
 	sort.Strings(d.RiskFlags)
+	d.RiskSeverities, d.RiskLevel = severities(d.RiskFlags)
+	if len(entries) > 0 && !slices.ContainsFunc(entries, func(e LedgerEntry) bool { return !e.NoEvidence }) {
+		d.NoEvidenceResponse = NoEvidenceMessage
+	}
 	return d
+}
+
+// NoEvidenceMessage is the per-output response when none of an output's
+// claims found any evidence in the corpus.
+const NoEvidenceMessage = "I could not find relevant information in the provided documents to answer this question."
+
+// Severities of risk flags, highest first.
+const (
+	SeverityHigh   = "high"
+	SeverityMedium = "medium"
+	SeverityLow    = "low"
+)
+
+// flagSeverity is each risk flag's severity: high where the output states
+// something the evidence contradicts or nothing supports, medium where the
+// evidence is weak, old or only partly addresses the claim, low where a
+// rule only qualified the reading. A flag not listed is medium.
+var flagSeverity = map[string]string{
+	FlagNoEvidence: SeverityHigh, rules.FlagConflict: SeverityHigh, FlagContradicted: SeverityHigh,
+	FlagNumericMismatch: SeverityHigh, FlagError: SeverityHigh, FlagExtractionError: SeverityHigh, FlagUncitedCritical: SeverityHigh,
+	rules.FlagStale: SeverityMedium, FlagWeakRetrieval: SeverityMedium, FlagLowConfidence: SeverityMedium,
+	rules.FlagQualifierMissing: SeverityMedium, rules.FlagQualifierDiffers: SeverityMedium, rules.FlagNumericBound: SeverityMedium,
+	rules.FlagUnderspecified: SeverityMedium, rules.FlagPolarity: SeverityMedium, rules.FlagFallback: SeverityMedium,
+	rules.FlagHedged: SeverityLow, rules.FlagAuthority: SeverityLow, rules.FlagDefinition: SeverityLow,
+}
+
+// FlagSeverity is a risk flag's severity (medium for one not listed).
+func FlagSeverity(flag string) string {
+	if s, ok := flagSeverity[flag]; ok {
+		return s
+	}
+	return SeverityMedium
+}
+
+// severities are flags' severities in their order, and the highest.
+func severities(flags []string) ([]string, string) {
+	out := make([]string, len(flags))
+	level := ""
+	rank := map[string]int{"": 0, SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3}
+	for i, f := range flags {
+		out[i] = FlagSeverity(f)
+		if rank[out[i]] > rank[level] {
+			level = out[i]
+		}
+	}
+	return out, level
 }
 
 // AbstentionMessage is seed 004's structured abstention, "I cannot provide
@@ -392,7 +450,7 @@ func (o *Options) addToLedger(res *Result, c claims.Claim, rec reports.Record) {
 	if rec.AbstainReason != nil {
 		e.AbstainCause = *rec.AbstainReason
 	}
-	e.Flags = claimFlags(rec, e)
+	e.Flags, e.NoEvidence = claimFlags(rec, e), len(rec.Evidence) == 0
 	res.ledger[c.SourceID] = append(res.ledger[c.SourceID], e)
 }
 
@@ -480,7 +538,14 @@ func outputRow(d OutputDecision) reports.OutputRow {
 	m := d.Meta
 	r := reports.OutputRow{OutputID: m.ID, OverallAction: ptr(d.OverallAction), OverallConfidence: d.OverallConfidence,
 		EvidenceCoverage: d.EvidenceCoverage, Revision: ptr(d.Revision), RevisionReason: ptr(d.RevisionReason),
-		Instructions: d.Instructions, UncitedCritical: d.UncitedCritical, RiskFlags: d.RiskFlags, Improved: d.Improved}
+		Instructions: d.Instructions, UncitedCritical: d.UncitedCritical, RiskFlags: d.RiskFlags, Improved: d.Improved,
+		RiskSeverities: d.RiskSeverities}
+	if d.RiskLevel != "" {
+		r.RiskLevel = ptr(d.RiskLevel)
+	}
+	if d.NoEvidenceResponse != "" {
+		r.NoEvidenceResponse = ptr(d.NoEvidenceResponse)
+	}
 	if m.Query != "" {
 		r.Query = ptr(m.Query)
 	}
@@ -551,6 +616,6 @@ func (o *Options) extractOutputs(ctx context.Context) error {
 func failedOutput(m OutputMeta, err string) OutputDecision {
 	return OutputDecision{Meta: m, OverallAction: ActionAbstain, Revision: RevisionAbstain,
 		RevisionReason: "Claims could not be extracted", Instructions: []string{}, UncitedCritical: []string{},
-		RiskFlags: []string{FlagExtractionError}, ExtractionError: err,
+		RiskFlags: []string{FlagExtractionError}, RiskSeverities: []string{SeverityHigh}, RiskLevel: SeverityHigh, ExtractionError: err,
 		AbstentionMessage: AbstentionPrefix + " [Reason: its claims could not be extracted: " + err + "]"}
 }

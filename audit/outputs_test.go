@@ -358,3 +358,35 @@ func TestRunOverOutputsFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(m), `"role": "outputs"`)
 }
+
+// Risk flags carry their severity, in their order, and the output its
+// highest; an output none of whose claims found evidence gets the
+// no-evidence response, one with any evidence does not.
+func TestRiskSeverityAndNoEvidenceResponse(t *testing.T) {
+	m := OutputMeta{ID: "o1"}
+	d := DecideOutput(m, []LedgerEntry{
+		{ClaimID: "a", Action: ActionAbstain, AbstainCause: ReasonNoEvidence, Flags: []string{FlagNoEvidence}, NoEvidence: true},
+		{ClaimID: "b", Action: ActionAbstain, AbstainCause: ReasonNoEvidence, Flags: []string{"stale", "hedged"}, NoEvidence: true},
+	})
+	assert.Equal(t, []string{"hedged", "no_evidence", "stale"}, d.RiskFlags)
+	assert.Equal(t, []string{"low", "high", "medium"}, d.RiskSeverities)
+	assert.Equal(t, "high", d.RiskLevel)
+	assert.Equal(t, NoEvidenceMessage, d.NoEvidenceResponse)
+
+	d = DecideOutput(m, []LedgerEntry{
+		{ClaimID: "a", Action: ActionContinue, Label: "supported", Flags: []string{"stale", "qualifier_missing"}},
+		{ClaimID: "b", Action: ActionAbstain, AbstainCause: ReasonNoEvidence, Flags: []string{FlagNoEvidence}, NoEvidence: true},
+	})
+	assert.Empty(t, d.NoEvidenceResponse, "one claim found evidence")
+	assert.Equal(t, "high", d.RiskLevel)
+
+	d = DecideOutput(m, []LedgerEntry{{ClaimID: "a", Action: ActionContinue, Label: "supported", Flags: []string{"stale"}}})
+	assert.Equal(t, "medium", d.RiskLevel, "an outdated source is medium")
+	d = DecideOutput(m, nil)
+	assert.Empty(t, d.RiskLevel, "no flag, no level")
+	assert.Empty(t, d.NoEvidenceResponse, "no claim: nothing was looked for")
+	for _, f := range []string{FlagNoEvidence, "conflict", FlagContradicted, FlagNumericMismatch} {
+		assert.Equal(t, SeverityHigh, FlagSeverity(f), f)
+	}
+	assert.Equal(t, SeverityMedium, FlagSeverity("a_flag_added_later"), "a flag not listed is medium, not dropped")
+}

@@ -87,7 +87,20 @@ type htmlDecisions struct {
 type htmlOutput struct {
 	ID, Attempt, Action, Confidence, Coverage, Revision, Reason string
 	Instructions, Flags                                         []string
-	Abstention                                                  string
+	Abstention, NoEvidence                                      string
+}
+
+// flagsWithSeverity are risk flags with their severity ("no_evidence
+// (high)"); a flag without one (a file written before severities) as it is.
+func flagsWithSeverity(flags, sev []string) []string {
+	if len(sev) != len(flags) {
+		return flags
+	}
+	out := make([]string, len(flags))
+	for i, f := range flags {
+		out[i] = f + " (" + sev[i] + ")"
+	}
+	return out
 }
 
 // OutputsShown bounds the outputs report.html lists.
@@ -449,7 +462,7 @@ func (t *Tables) htmlDecisions() *htmlDecisions {
 			}
 			row := htmlOutput{ID: o.OutputID, Attempt: "—", Action: deref2(o.OverallAction), Confidence: num(o.OverallConfidence),
 				Coverage: num(o.EvidenceCoverage), Revision: want, Reason: deref2(o.RevisionReason), Instructions: o.Instructions,
-				Flags: o.RiskFlags, Abstention: deref2(o.AbstentionMessage)}
+				Flags: flagsWithSeverity(o.RiskFlags, o.RiskSeverities), Abstention: deref2(o.AbstentionMessage), NoEvidence: deref2(o.NoEvidenceResponse)}
 			if o.Attempt != nil {
 				row.Attempt = fmt.Sprint(*o.Attempt)
 			}

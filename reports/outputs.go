@@ -111,6 +111,13 @@ type OutputRow struct {
 	RiskFlags         []string `parquet:"risk_flags,list"`
 	Improved          *bool    `parquet:"improved,optional"`
 	ExtractionError   *string  `parquet:"extraction_error,optional"`
+	// RiskSeverities are risk_flags' severities, in their order (high,
+	// medium, low); RiskLevel the highest, null without flags.
+	// NoEvidenceResponse is the answer to give when none of the output's
+	// claims found any evidence; null otherwise.
+	RiskSeverities     []string `parquet:"risk_severities,list"`
+	RiskLevel          *string  `parquet:"risk_level,optional,dict"`
+	NoEvidenceResponse *string  `parquet:"no_evidence_response,optional"`
 }
 
 // DecisionMetrics are the per-output decision metrics of a run over model
@@ -208,6 +215,7 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 		r.EvidenceCoverage, r.Revision, r.RevisionReason, r.Instructions = d.EvidenceCoverage, d.Revision, d.RevisionReason, d.Instructions
 		r.AbstentionMessage, r.UncitedCritical, r.RiskFlags, r.Improved = d.AbstentionMessage, d.UncitedCritical, d.RiskFlags, d.Improved
 		r.ExtractionError = d.ExtractionError
+		r.RiskSeverities, r.RiskLevel, r.NoEvidenceResponse = d.RiskSeverities, d.RiskLevel, d.NoEvidenceResponse
 	}
 	slices.SortFunc(t.outputs, func(a, b OutputRow) int { return strings.Compare(a.OutputID, b.OutputID) })
 	for _, stage := range []string{StageRaw, StageCalibrated} {
