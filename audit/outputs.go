@@ -249,6 +249,13 @@ type OutputDecision struct {
 	// NoEvidenceResponse is the answer to give in place of an output none
 	// of whose claims found any evidence (NoEvidenceMessage); "" otherwise.
 	NoEvidenceResponse string
+	// Unverified are the texts of its material claims (not minor) that
+	// were not decided supported, in claim order.
+	Unverified []string
+	// TerminationWarnings are the workflow's warnings on a query's final
+	// attempt (Queries): WarnNoImprovement, WarnUnsupportedClaims; empty
+	// on earlier attempts.
+	TerminationWarnings []string
 	// Improved says whether this attempt's verdict beats the attempt it
 	// branched from (the query's previous attempt); nil for a first attempt.
 	Improved *bool
@@ -261,7 +268,7 @@ type OutputDecision struct {
 // output's attempt: attempt 0 is the first answer.
 func DecideOutput(m OutputMeta, entries []LedgerEntry) OutputDecision {
 	d := OutputDecision{Meta: m, Claims: len(entries), OverallAction: ActionContinue, Instructions: []string{},
-		UncitedCritical: []string{}, RiskFlags: []string{}}
+		UncitedCritical: []string{}, RiskFlags: []string{}, TerminationWarnings: []string{}}
 	worst := -1
 	flags := map[string]bool{}
 	for i, e := range entries {
@@ -274,6 +281,9 @@ func DecideOutput(m OutputMeta, entries []LedgerEntry) OutputDecision {
 		}
 		if e.Importance == "critical" && !e.Cited {
 			d.UncitedCritical = append(d.UncitedCritical, e.ClaimID)
+		}
+		if e.Importance != "minor" && e.Label != "supported" {
+			d.Unverified = append(d.Unverified, e.Text)
 		}
 		for _, f := range e.Flags {
 			flags[f] = true
@@ -381,7 +391,52 @@ type QuerySummary struct {
 	// Branches are attempts after a query's first; Improved those whose
 	// verdict beats the attempt before (seed 004's branch success rate).
 	Branches, Improved int
+	// Revised counts queries with more than one attempt; NoImprovement
+	// and UnsupportedClaims the queries with those termination warnings.
+	Revised, NoImprovement, UnsupportedClaims int
 }
+
+// The workflow's termination warnings of a query (on its final attempt).
+const (
+	// WarnNoImprovement: the query was revised and its final attempt's
+	// evidence coverage is no higher than its first's.
+	WarnNoImprovement = "NO_IMPROVEMENT"
+	// WarnUnsupportedClaims: material claims of the final attempt are
+	// still not supported (their texts are unsupported_claims).
+	WarnUnsupportedClaims = "UNSUPPORTED_CLAIMS"
+)
+
+// terminate sets the termination warnings of a query whose attempts are
+// ds[idx[0]], ds[idx[1]], … in attempt order, and counts them.
+func (q *QuerySummary) terminate(ds []OutputDecision, idx []int) {
+	first, final := &ds[idx[0]], &ds[idx[len(idx)-1]]
+	final.TerminationWarnings = []string{}
+	if len(idx) > 1 {
+		q.Revised++
+		if coverageOf(final) <= coverageOf(first) {
+			final.TerminationWarnings = append(final.TerminationWarnings, WarnNoImprovement)
+			q.NoImprovement++
+		}
+	}
+	if len(final.Unverified) > 0 {
+		final.TerminationWarnings = append(final.TerminationWarnings, WarnUnsupportedClaims)
+		q.UnsupportedClaims++
+	}
+}
+
+// coverageOf is an attempt's evidence coverage as the revision rule reads
+// it: 1 when undefined (no material claim).
+func coverageOf(d *OutputDecision) float64 {
+	if d.EvidenceCoverage == nil {
+		return 1
+	}
+	return *d.EvidenceCoverage
+}
+
+// NoImprovementRate is NoImprovement ÷ Revised (NaN when no query was
+// revised); UnsupportedClaimsRate UnsupportedClaims ÷ Queries.
+func (q QuerySummary) NoImprovementRate() float64     { return ratio(q.NoImprovement, q.Revised) }
+func (q QuerySummary) UnsupportedClaimsRate() float64 { return ratio(q.UnsupportedClaims, q.Queries) }
 
 // AbstainRate is Abstained ÷ Queries (NaN without queries).
 func (q QuerySummary) AbstainRate() float64 { return ratio(q.Abstained, q.Queries) }
@@ -415,6 +470,7 @@ func Queries(ds []OutputDecision, verdicts []int) QuerySummary {
 		idx := groups[k]
 		slices.SortStableFunc(idx, func(a, b int) int { return ds[a].Meta.Attempt - ds[b].Meta.Attempt })
 		q.Queries++
+		q.terminate(ds, idx)
 		if ds[idx[len(idx)-1]].OverallAction == ActionAbstain {
 			q.Abstained++
 		}
@@ -530,7 +586,8 @@ func (o *Options) decideOutputs(res *Result) ([]reports.OutputRow, map[string]fl
 	return rows, map[string]float64{"output_ship_rate": ratio(ship, n), "output_revise_rate": ratio(revise, n),
 		"output_abstain_rate": ratio(abstain, n), "output_uncited_critical_rate": ratio(uncited, n),
 		"queries": float64(q.Queries), "query_abstain_rate": q.AbstainRate(), "branches": float64(q.Branches),
-		"branch_success_rate": q.BranchSuccessRate()}
+		"branch_success_rate": q.BranchSuccessRate(), "query_no_improvement_rate": q.NoImprovementRate(),
+		"query_unsupported_claims_rate": q.UnsupportedClaimsRate()}
 }
 
 // outputRow is a decision as outputs.parquet's decision columns.
@@ -539,7 +596,10 @@ func outputRow(d OutputDecision) reports.OutputRow {
 	r := reports.OutputRow{OutputID: m.ID, OverallAction: ptr(d.OverallAction), OverallConfidence: d.OverallConfidence,
 		EvidenceCoverage: d.EvidenceCoverage, Revision: ptr(d.Revision), RevisionReason: ptr(d.RevisionReason),
 		Instructions: d.Instructions, UncitedCritical: d.UncitedCritical, RiskFlags: d.RiskFlags, Improved: d.Improved,
-		RiskSeverities: d.RiskSeverities}
+		RiskSeverities: d.RiskSeverities, TerminationWarnings: d.TerminationWarnings}
+	if slices.Contains(d.TerminationWarnings, WarnUnsupportedClaims) {
+		r.UnsupportedClaims = d.Unverified
+	}
 	if d.RiskLevel != "" {
 		r.RiskLevel = ptr(d.RiskLevel)
 	}

@@ -390,3 +390,40 @@ func TestRiskSeverityAndNoEvidenceResponse(t *testing.T) {
 	}
 	assert.Equal(t, SeverityMedium, FlagSeverity("a_flag_added_later"), "a flag not listed is medium, not dropped")
 }
+
+// A query's final attempt carries the workflow's termination warnings:
+// NO_IMPROVEMENT when revisions did not raise its evidence coverage,
+// UNSUPPORTED_CLAIMS (with the texts) while material claims are not
+// supported; earlier attempts carry none, and the rates count queries.
+func TestTerminationWarnings(t *testing.T) {
+	sup := func(id string) LedgerEntry {
+		return LedgerEntry{ClaimID: id, Text: id + " holds.", Importance: "material", Label: "supported", Verdict: "supported", Action: ActionContinue}
+	}
+	uns := func(id, imp string) LedgerEntry {
+		return LedgerEntry{ClaimID: id, Text: id + " fails.", Importance: imp, Label: "unsupported", Verdict: "contradicted", Action: ActionBranch}
+	}
+	at := func(q string, attempt int, es ...LedgerEntry) OutputDecision {
+		return DecideOutput(OutputMeta{ID: q + fmt.Sprint(attempt), QueryID: q, Attempt: attempt, HasAttempt: true}, es)
+	}
+	ds := []OutputDecision{
+		// q1: coverage 0.5 → 0.5 after a revision, one material claim unsupported.
+		at("q1", 0, sup("a"), uns("b", "material")), at("q1", 1, sup("a"), uns("c", "material")),
+		// q2: coverage 0.5 → 1: improved; all material claims supported
+		// (a minor one is not, and does not count).
+		at("q2", 0, sup("a"), uns("b", "material")), at("q2", 1, sup("a"), uns("m", "minor")),
+		// q3: one attempt with an unsupported critical claim.
+		at("q3", 0, uns("k", "critical")),
+	}
+	q := Queries(ds, []int{1, 1, 1, 2, 0})
+	assert.Equal(t, []string{}, ds[0].TerminationWarnings, "an earlier attempt has none")
+	assert.Equal(t, []string{WarnNoImprovement, WarnUnsupportedClaims}, ds[1].TerminationWarnings)
+	assert.Equal(t, []string{"c fails."}, ds[1].Unverified)
+	assert.Equal(t, []string{}, ds[3].TerminationWarnings)
+	assert.Equal(t, []string{WarnUnsupportedClaims}, ds[4].TerminationWarnings, "no revision: no NO_IMPROVEMENT")
+	assert.Equal(t, 2, q.Revised)
+	assert.InDelta(t, 0.5, q.NoImprovementRate(), 1e-12)
+	assert.InDelta(t, 2.0/3, q.UnsupportedClaimsRate(), 1e-12)
+	row := outputRow(ds[1])
+	assert.Equal(t, []string{"c fails."}, row.UnsupportedClaims)
+	assert.Empty(t, outputRow(ds[0]).UnsupportedClaims)
+}

@@ -88,6 +88,7 @@ type htmlOutput struct {
 	ID, Attempt, Action, Confidence, Coverage, Revision, Reason string
 	Instructions, Flags                                         []string
 	Abstention, NoEvidence                                      string
+	Warnings, Unsupported                                       []string
 }
 
 // flagsWithSeverity are risk flags with their severity ("no_evidence
@@ -462,7 +463,8 @@ func (t *Tables) htmlDecisions() *htmlDecisions {
 			}
 			row := htmlOutput{ID: o.OutputID, Attempt: "—", Action: deref2(o.OverallAction), Confidence: num(o.OverallConfidence),
 				Coverage: num(o.EvidenceCoverage), Revision: want, Reason: deref2(o.RevisionReason), Instructions: o.Instructions,
-				Flags: flagsWithSeverity(o.RiskFlags, o.RiskSeverities), Abstention: deref2(o.AbstentionMessage), NoEvidence: deref2(o.NoEvidenceResponse)}
+				Flags: flagsWithSeverity(o.RiskFlags, o.RiskSeverities), Abstention: deref2(o.AbstentionMessage), NoEvidence: deref2(o.NoEvidenceResponse),
+				Warnings: o.TerminationWarnings, Unsupported: o.UnsupportedClaims}
 			if o.Attempt != nil {
 				row.Attempt = fmt.Sprint(*o.Attempt)
 			}

@@ -118,6 +118,19 @@ type OutputRow struct {
 	RiskSeverities     []string `parquet:"risk_severities,list"`
 	RiskLevel          *string  `parquet:"risk_level,optional,dict"`
 	NoEvidenceResponse *string  `parquet:"no_evidence_response,optional"`
+	// TerminationWarnings are the workflow's warnings on a query's final
+	// attempt (NO_IMPROVEMENT, UNSUPPORTED_CLAIMS), empty on the others;
+	// UnsupportedClaims the texts UNSUPPORTED_CLAIMS is about.
+	TerminationWarnings []string `parquet:"termination_warnings,list"`
+	UnsupportedClaims   []string `parquet:"unsupported_claims,list"`
+}
+
+// decisionUndefined says why a decision metric is null.
+var decisionUndefined = map[string]string{
+	"query_no_improvement_rate":     "no query was revised (no query has a second attempt)",
+	"query_unsupported_claims_rate": "no query (no output)",
+	"query_abstain_rate":            "no query (no output)",
+	"branch_success_rate":           "no query has a second attempt",
 }
 
 // DecisionMetrics are the per-output decision metrics of a run over model
@@ -127,7 +140,7 @@ type OutputRow struct {
 // branches (attempts after a query's first) and the share that improved
 // the verdict (seed 004's branch success rate). Undefined is null.
 var DecisionMetrics = []string{"output_ship_rate", "output_revise_rate", "output_abstain_rate", "output_uncited_critical_rate",
-	"queries", "query_abstain_rate", "branches", "branch_success_rate"}
+	"queries", "query_abstain_rate", "branches", "branch_success_rate", "query_no_improvement_rate", "query_unsupported_claims_rate"}
 
 // outputRow is an output's row of outputs.parquet, without a decision.
 func (t *Tables) outputRow(s metrics.OutputScore) OutputRow {
@@ -216,6 +229,7 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 		r.AbstentionMessage, r.UncitedCritical, r.RiskFlags, r.Improved = d.AbstentionMessage, d.UncitedCritical, d.RiskFlags, d.Improved
 		r.ExtractionError = d.ExtractionError
 		r.RiskSeverities, r.RiskLevel, r.NoEvidenceResponse = d.RiskSeverities, d.RiskLevel, d.NoEvidenceResponse
+		r.TerminationWarnings, r.UnsupportedClaims = d.TerminationWarnings, d.UnsupportedClaims
 	}
 	slices.SortFunc(t.outputs, func(a, b OutputRow) int { return strings.Compare(a.OutputID, b.OutputID) })
 	for _, stage := range []string{StageRaw, StageCalibrated} {
@@ -228,6 +242,12 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 				N: int64(t.Summary.Claims), SliceKey: "all", RunInstance: instance, StartedAt: started})
 			if stage == StageCalibrated {
 				t.Summary.Metrics[name] = fp(v)
+				if why, ok := decisionUndefined[name]; ok && fp(v) == nil {
+					if t.Summary.Undefined == nil {
+						t.Summary.Undefined = map[string]string{}
+					}
+					t.Summary.Undefined[name] = why
+				}
 			} else {
 				t.Summary.RawMetrics[name] = fp(v)
 			}
