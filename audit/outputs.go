@@ -256,6 +256,11 @@ type OutputDecision struct {
 	// attempt (Queries): WarnNoImprovement, WarnUnsupportedClaims; empty
 	// on earlier attempts.
 	TerminationWarnings []string
+	// QueryDecision is, on a query's final attempt, what the query
+	// returns: QueryReturn (the best-scored passing attempt, ChosenID) or
+	// QueryAbstain (no attempt passes); "" on earlier attempts.
+	// QueryDecisionReason says which and why.
+	QueryDecision, ChosenID, QueryDecisionReason string
 	// Improved says whether this attempt's verdict beats the attempt it
 	// branched from (the query's previous attempt); nil for a first attempt.
 	Improved *bool
@@ -424,6 +429,56 @@ func (q *QuerySummary) terminate(ds []OutputDecision, idx []int) {
 	}
 }
 
+// What a query returns (OutputDecision.QueryDecision).
+const (
+	QueryReturn  = "return"
+	QueryAbstain = "abstain"
+)
+
+// choose decides what a query returns, on its final attempt: the
+// best-scored attempt that passes (every claim supported: verdict 2, and
+// not abstaining) — highest evidence coverage, then highest overall
+// confidence, then the earliest — else abstain.
+func choose(ds []OutputDecision, idx, verdicts []int) {
+	best := -1
+	for _, i := range idx {
+		if verdicts[i] != 2 || ds[i].OverallAction == ActionAbstain {
+			continue
+		}
+		if best < 0 || betterAttempt(&ds[i], &ds[best]) {
+			best = i
+		}
+	}
+	final := &ds[idx[len(idx)-1]]
+	if best < 0 {
+		final.QueryDecision = QueryAbstain
+		final.QueryDecisionReason = fmt.Sprintf("abstain: none of the query's %d attempts passes (every claim supported)", len(idx))
+		return
+	}
+	b := &ds[best]
+	final.QueryDecision, final.ChosenID = QueryReturn, b.Meta.ID
+	conf := "none"
+	if b.OverallConfidence != nil {
+		conf = fmt.Sprintf("%.2f", *b.OverallConfidence)
+	}
+	final.QueryDecisionReason = fmt.Sprintf("return attempt %d (output %s): the best-scored of the query's %d attempts that pass (evidence coverage %.2f, confidence %s)",
+		b.Meta.Attempt, b.Meta.ID, len(idx), coverageOf(b), conf)
+}
+
+// betterAttempt says a scores above b: higher coverage, then confidence.
+func betterAttempt(a, b *OutputDecision) bool {
+	if ca, cb := coverageOf(a), coverageOf(b); ca != cb {
+		return ca > cb
+	}
+	conf := func(d *OutputDecision) float64 {
+		if d.OverallConfidence == nil {
+			return -1
+		}
+		return *d.OverallConfidence
+	}
+	return conf(a) > conf(b)
+}
+
 // coverageOf is an attempt's evidence coverage as the revision rule reads
 // it: 1 when undefined (no material claim).
 func coverageOf(d *OutputDecision) float64 {
@@ -471,6 +526,7 @@ func Queries(ds []OutputDecision, verdicts []int) QuerySummary {
 		slices.SortStableFunc(idx, func(a, b int) int { return ds[a].Meta.Attempt - ds[b].Meta.Attempt })
 		q.Queries++
 		q.terminate(ds, idx)
+		choose(ds, idx, verdicts)
 		if ds[idx[len(idx)-1]].OverallAction == ActionAbstain {
 			q.Abstained++
 		}
@@ -597,6 +653,12 @@ func outputRow(d OutputDecision) reports.OutputRow {
 		EvidenceCoverage: d.EvidenceCoverage, Revision: ptr(d.Revision), RevisionReason: ptr(d.RevisionReason),
 		Instructions: d.Instructions, UncitedCritical: d.UncitedCritical, RiskFlags: d.RiskFlags, Improved: d.Improved,
 		RiskSeverities: d.RiskSeverities, TerminationWarnings: d.TerminationWarnings}
+	if d.QueryDecision != "" {
+		r.QueryDecision, r.QueryDecisionReason = ptr(d.QueryDecision), ptr(d.QueryDecisionReason)
+		if d.ChosenID != "" {
+			r.ChosenOutputID = ptr(d.ChosenID)
+		}
+	}
 	if slices.Contains(d.TerminationWarnings, WarnUnsupportedClaims) {
 		r.UnsupportedClaims = d.Unverified
 	}

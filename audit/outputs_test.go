@@ -427,3 +427,41 @@ func TestTerminationWarnings(t *testing.T) {
 	assert.Equal(t, []string{"c fails."}, row.UnsupportedClaims)
 	assert.Empty(t, outputRow(ds[0]).UnsupportedClaims)
 }
+
+// A query returns its best-scored attempt that passes (every claim
+// supported), said on its final attempt, else abstains: a later passing
+// attempt with lower coverage does not replace a better earlier one.
+func TestQueryReturnsBestPassingAttempt(t *testing.T) {
+	e := func(id, imp, label, verdict string, conf float64) LedgerEntry {
+		return LedgerEntry{ClaimID: id, Text: id, Importance: imp, Label: label, Verdict: verdict, Action: ActionContinue, Confidence: &conf}
+	}
+	at := func(q string, attempt int, es ...LedgerEntry) OutputDecision {
+		return DecideOutput(OutputMeta{ID: fmt.Sprintf("%s-%d", q, attempt), QueryID: q, Attempt: attempt, HasAttempt: true}, es)
+	}
+	ds := []OutputDecision{
+		at("q1", 0, e("a", "material", "unsupported", "contradicted", 0.9)),                                               // fails
+		at("q1", 1, e("a", "material", "supported", "supported", 0.8), e("b", "material", "supported", "supported", 0.7)), // coverage 1, conf 0.7
+		at("q1", 2, e("a", "material", "supported", "weak", 0.95), e("b", "minor", "supported", "supported", 0.95)),       // coverage 1, conf 0.95: best
+		at("q2", 0, e("a", "material", "unsupported", "contradicted", 0.9)),
+		at("q2", 1, e("a", "material", "insufficient", "not_found", 0.6)),
+	}
+	Queries(ds, []int{0, 2, 2, 0, 1})
+	assert.Empty(t, ds[0].QueryDecision, "earlier attempts say nothing")
+	assert.Equal(t, QueryReturn, ds[2].QueryDecision)
+	assert.Equal(t, "q1-2", ds[2].ChosenID)
+	assert.Contains(t, ds[2].QueryDecisionReason, "return attempt 2 (output q1-2)")
+	assert.Equal(t, QueryAbstain, ds[4].QueryDecision)
+	assert.Empty(t, ds[4].ChosenID)
+	assert.Contains(t, ds[4].QueryDecisionReason, "none of the query's 2 attempts passes")
+	row := outputRow(ds[2])
+	assert.Equal(t, "q1-2", *row.ChosenOutputID)
+	assert.Nil(t, outputRow(ds[1]).QueryDecision)
+
+	// The best passing attempt is chosen by score, not by order.
+	ds = []OutputDecision{
+		at("q3", 0, e("a", "material", "supported", "supported", 0.9)),
+		at("q3", 1, e("a", "material", "supported", "supported", 0.6)),
+	}
+	Queries(ds, []int{2, 2})
+	assert.Equal(t, "q3-0", ds[1].ChosenID, "the first attempt scored higher")
+}

@@ -35,7 +35,7 @@ const expectCols = {
     'gold_any_unsupported', 'gold_verdict', 'run_instance', 'started_at', 'query', 'query_id', 'attempt', 'overall_action',
     'overall_confidence', 'worst_claim_id', 'evidence_coverage', 'revision', 'revision_reason', 'instructions', 'abstention_message',
     'uncited_critical', 'risk_flags', 'improved', 'extraction_error', 'risk_severities', 'risk_level', 'no_evidence_response',
-    'termination_warnings', 'unsupported_claims'],
+    'termination_warnings', 'unsupported_claims', 'query_decision', 'chosen_output_id', 'query_decision_reason'],
 };
 for (const [f, cols] of Object.entries(expectCols)) {
   const got = (await q(`DESCRIBE SELECT * FROM ${file(f)}`)).map((r) => r.column_name);

@@ -89,6 +89,7 @@ type htmlOutput struct {
 	Instructions, Flags                                         []string
 	Abstention, NoEvidence                                      string
 	Warnings, Unsupported                                       []string
+	Decision                                                    string
 }
 
 // flagsWithSeverity are risk flags with their severity ("no_evidence
@@ -464,7 +465,7 @@ func (t *Tables) htmlDecisions() *htmlDecisions {
 			row := htmlOutput{ID: o.OutputID, Attempt: "—", Action: deref2(o.OverallAction), Confidence: num(o.OverallConfidence),
 				Coverage: num(o.EvidenceCoverage), Revision: want, Reason: deref2(o.RevisionReason), Instructions: o.Instructions,
 				Flags: flagsWithSeverity(o.RiskFlags, o.RiskSeverities), Abstention: deref2(o.AbstentionMessage), NoEvidence: deref2(o.NoEvidenceResponse),
-				Warnings: o.TerminationWarnings, Unsupported: o.UnsupportedClaims}
+				Warnings: o.TerminationWarnings, Unsupported: o.UnsupportedClaims, Decision: deref2(o.QueryDecisionReason)}
 			if o.Attempt != nil {
 				row.Attempt = fmt.Sprint(*o.Attempt)
 			}

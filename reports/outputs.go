@@ -123,6 +123,13 @@ type OutputRow struct {
 	// UnsupportedClaims the texts UNSUPPORTED_CLAIMS is about.
 	TerminationWarnings []string `parquet:"termination_warnings,list"`
 	UnsupportedClaims   []string `parquet:"unsupported_claims,list"`
+	// QueryDecision is, on a query's final attempt, what the query
+	// returns: "return" (ChosenOutputID, the best-scored passing attempt)
+	// or "abstain" (none passes); QueryDecisionReason says which and why.
+	// Null on earlier attempts.
+	QueryDecision       *string `parquet:"query_decision,optional,dict"`
+	ChosenOutputID      *string `parquet:"chosen_output_id,optional"`
+	QueryDecisionReason *string `parquet:"query_decision_reason,optional"`
 }
 
 // decisionUndefined says why a decision metric is null.
@@ -230,6 +237,7 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 		r.ExtractionError = d.ExtractionError
 		r.RiskSeverities, r.RiskLevel, r.NoEvidenceResponse = d.RiskSeverities, d.RiskLevel, d.NoEvidenceResponse
 		r.TerminationWarnings, r.UnsupportedClaims = d.TerminationWarnings, d.UnsupportedClaims
+		r.QueryDecision, r.ChosenOutputID, r.QueryDecisionReason = d.QueryDecision, d.ChosenOutputID, d.QueryDecisionReason
 	}
 	slices.SortFunc(t.outputs, func(a, b OutputRow) int { return strings.Compare(a.OutputID, b.OutputID) })
 	for _, stage := range []string{StageRaw, StageCalibrated} {
