@@ -273,6 +273,8 @@ const (
 // Input is what the report files are computed from.
 type Input struct {
 	RunID       string
+	// Usage is summary.json's usage (nil: null).
+	Usage *UsageSummary
 	ToolVersion string
 	// Outcomes carry the raw logits and the decisions as recorded.
 	Outcomes []metrics.Outcome
@@ -430,7 +432,7 @@ func Compute(in Input) (*Tables, error) {
 	}
 	kind, temp := appliedKind(in.Temperatures, in.CrossFit)
 	cf := in.CrossFit
-	t := &Tables{Summary: Summary{RunID: in.RunID, RunInstance: in.Instance.ID, StartedAt: in.Instance.Stamp(), SchemaVersion: SchemaVersion, Claims: len(in.Outcomes), Temperature: temp,
+	t := &Tables{Summary: Summary{Usage: in.Usage, RunID: in.RunID, RunInstance: in.Instance.ID, StartedAt: in.Instance.Stamp(), SchemaVersion: SchemaVersion, Claims: len(in.Outcomes), Temperature: temp,
 		CalibrationApplied: kind != AppliedNone,
 		Calibration: CalibrationSummary{Applied: kind, Fitted: cf.Fitted, Reason: cf.Reason, Labelled: cf.Labelled,
 			MinLabelled: cf.Min, Folds: cf.K, Seed: cf.Seed, FoldTemperatures: cf.Folds, FullAtBound: cf.FullAtBound},

@@ -232,6 +232,13 @@ func (u *Usage) Add(r *Record) {
 	}
 	u.Records++
 	u.Calls += *r.Calls
+	if r.Cost != nil {
+		c := *r.Cost
+		if u.Cost != nil {
+			c += *u.Cost
+		}
+		u.Cost = &c
+	}
 	for _, f := range []struct{ dst, src *int64 }{{&u.TokensIn, r.TokensIn}, {&u.TokensOut, r.TokensOut}, {&u.Retries, r.Retries}} {
 		if f.src != nil {
 			*f.dst += *f.src
@@ -240,32 +247,29 @@ func (u *Usage) Add(r *Record) {
 }
 
 // UsageSummary is summary.json's "usage": the verifier's (summed over the
-// records) and, in a run over outputs with an LLM extractor, the
-// extractor's; Cost is their sum, null without prices.
+// records, so `audit report` gives the same) and, in a run over outputs
+// with an LLM extractor, the extractor's; Cost is their sum, null when
+// either's is.
 type UsageSummary struct {
 	Verifier  Usage    `json:"verifier"`
 	Extractor *Usage   `json:"extractor"`
 	Cost      *float64 `json:"cost"`
-	PriceIn   *float64 `json:"price_input_per_million"`
-	PriceOut  *float64 `json:"price_output_per_million"`
 }
 
-// NewUsageSummary totals the verifier's and the extractor's usage at the
-// prices.
+// NewUsageSummary totals the verifier's usage (its cost the records':
+// null when none has one) and the extractor's at the prices.
 func NewUsageSummary(verifier Usage, extractor *Usage, p Prices) *UsageSummary {
-	s := &UsageSummary{Verifier: verifier, Extractor: extractor, PriceIn: p.InputPerM, PriceOut: p.OutputPerM}
-	s.Verifier.Cost = p.Cost(verifier.TokensIn, verifier.TokensOut)
-	total := s.Verifier.Cost
+	s := &UsageSummary{Verifier: verifier, Cost: verifier.Cost}
 	if extractor != nil {
 		e := *extractor
 		e.Cost = p.Cost(e.TokensIn, e.TokensOut)
 		s.Extractor = &e
-		if total != nil && e.Cost != nil {
-			sum := *total + *e.Cost
-			total = &sum
+		s.Cost = nil
+		if s.Verifier.Cost != nil && e.Cost != nil {
+			sum := *s.Verifier.Cost + *e.Cost
+			s.Cost = &sum
 		}
 	}
-	s.Cost = total
 	return s
 }
 
