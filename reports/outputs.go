@@ -272,9 +272,9 @@ const (
 
 // Input is what the report files are computed from.
 type Input struct {
-	RunID       string
+	RunID string
 	// Usage is summary.json's usage (nil: null).
-	Usage *UsageSummary
+	Usage       *UsageSummary
 	ToolVersion string
 	// Outcomes carry the raw logits and the decisions as recorded.
 	Outcomes []metrics.Outcome
