@@ -269,10 +269,12 @@ bench-tokenizer: $(TOKENIZERS_MOD)
 ## interop: read a demo run's Parquet with DuckDB (@duckdb/node-api from npm, which
 ## ships its own native binary), an independent reader, and check counts and sums
 ## (outputs.parquet included); then a second demo run (abstaining below 0.6) and
-## `audit diff`'s fixed/broken counts against a DuckDB join of the two records files
+## `audit diff`'s fixed/broken counts against a DuckDB join of the two records files;
+## and every query of docs/notebook.md over the demo's records
 interop: demo
 	cd interop && npm install --no-audit --no-fund --loglevel=error
 	node interop/check.mjs $(DEMO_OUT)
+	node interop/notebook.mjs docs/notebook.md '$(DEMO_OUT)/records.parquet' > /dev/null
 	$(BIN)/audit run --log-level warn --corpus $(DEMO)/corpus.jsonl --spans $(DEMO)/spans.jsonl \
 	  --claims $(DEMO)/claims.jsonl --gold $(DEMO)/gold.jsonl --out $(DEMO_OUT)-b --abstain-below 0.6 > /dev/null
 	$(BIN)/audit diff --json $(DEMO_OUT) $(DEMO_OUT)-b > $(DEMO_OUT)-diff.json

@@ -72,10 +72,15 @@ type Verdict struct {
 	Err error `json:"-"`
 }
 
-// Usage counts a judge's tokens for one verdict.
+// Usage counts a judge's tokens for one verdict: the server's token
+// counts (JSON as the chat completions API spells them), and the calls
+// made and retried for it (Calls 0: no remote call, as for a local model
+// or a cached verdict).
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	Calls            int `json:"calls,omitempty"`
+	Retries          int `json:"retries,omitempty"`
 }
 
 // Verifier labels claims against their evidence. Verify returns one verdict

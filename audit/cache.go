@@ -216,6 +216,7 @@ func decodeValue(key, raw []byte) (adjudicate.Verdict, bool) {
 	if !bytes.Equal(sum[:], raw[1:1+sha256.Size]) || json.Unmarshal(js, &v) != nil || adjudicate.CheckLogits(v.Logits) != nil {
 		return v, false
 	}
+	v.Usage = adjudicate.Usage{} // nothing was spent on it this time
 	return v, true
 }
 

@@ -2,6 +2,8 @@ package audit
 
 import (
 	"github.com/claimaudit/claimaudit/adjudicate"
+	"time"
+
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/label"
 	"github.com/claimaudit/claimaudit/lint"
@@ -153,6 +155,26 @@ func (d decision) outcome(v verified) metrics.Outcome {
 	return out
 }
 
+// recordUsage writes what the claim's remote call spent; nothing when no
+// call was made for it.
+func (o *Options) recordUsage(rec *reports.Record, u adjudicate.Usage) {
+	if u.Calls == 0 {
+		return
+	}
+	in, out := int64(u.PromptTokens), int64(u.CompletionTokens)
+	rec.TokensIn, rec.TokensOut = &in, &out
+	rec.Calls, rec.Retries = ptr(int64(u.Calls)), ptr(int64(u.Retries))
+	rec.Cost = o.Prices.Cost(in, out)
+}
+
+// now is the records' clock.
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
 // record is the claim's row of records.parquet.
 func (o *Options) record(v verified, d decision, out metrics.Outcome, runID string) reports.Record {
 	c := v.Claim
@@ -182,6 +204,9 @@ func (o *Options) record(v verified, d decision, out metrics.Outcome, runID stri
 	rec.Action = ClaimAction(out.Abstained, out.Predicted, rec.Confidence, o.branches(c.SourceID), o.branchAt)
 	rec.Verdict = metrics.VerdictOf(out, d.t)
 	recordNumeric(&rec, d.numeric)
+	recordClaimFields(&rec, &c)
+	rec.Reviewer, rec.DecidedAt = reports.ReviewerAuto, o.now().UnixMilli()
+	o.recordUsage(&rec, v.Verdict.Usage)
 	return rec
 }
 

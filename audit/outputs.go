@@ -72,6 +72,7 @@ type LedgerEntry struct {
 	Action       string   // seed 004's action at the output's branch count
 	Cited        bool     // the claim carries a citation anchor
 	Flags        []string // risk flags of the claim (claimFlags)
+	NoEvidence   bool     // nothing was retrieved for the claim
 }
 
 // RevisionDecision is seed 002's RevisionDecision.
@@ -241,6 +242,25 @@ type OutputDecision struct {
 	AbstentionMessage string
 	UncitedCritical   []string // ids of critical claims without a citation anchor (seed 002 §3.5: must be cited)
 	RiskFlags         []string // the union of its claims' risk flags, sorted
+	// RiskSeverities are RiskFlags' severities, in their order
+	// (FlagSeverity); RiskLevel the highest ("" with no flag).
+	RiskSeverities []string
+	RiskLevel      string
+	// NoEvidenceResponse is the answer to give in place of an output none
+	// of whose claims found any evidence (NoEvidenceMessage); "" otherwise.
+	NoEvidenceResponse string
+	// Unverified are the texts of its material claims (not minor) that
+	// were not decided supported, in claim order.
+	Unverified []string
+	// TerminationWarnings are the workflow's warnings on a query's final
+	// attempt (Queries): WarnNoImprovement, WarnUnsupportedClaims; empty
+	// on earlier attempts.
+	TerminationWarnings []string
+	// QueryDecision is, on a query's final attempt, what the query
+	// returns: QueryReturn (the best-scored passing attempt, ChosenID) or
+	// QueryAbstain (no attempt passes); "" on earlier attempts.
+	// QueryDecisionReason says which and why.
+	QueryDecision, ChosenID, QueryDecisionReason string
 	// Improved says whether this attempt's verdict beats the attempt it
 	// branched from (the query's previous attempt); nil for a first attempt.
 	Improved *bool
@@ -253,7 +273,7 @@ type OutputDecision struct {
 // output's attempt: attempt 0 is the first answer.
 func DecideOutput(m OutputMeta, entries []LedgerEntry) OutputDecision {
 	d := OutputDecision{Meta: m, Claims: len(entries), OverallAction: ActionContinue, Instructions: []string{},
-		UncitedCritical: []string{}, RiskFlags: []string{}}
+		UncitedCritical: []string{}, RiskFlags: []string{}, TerminationWarnings: []string{}}
 	worst := -1
 	flags := map[string]bool{}
 	for i, e := range entries {
@@ -266,6 +286,9 @@ func DecideOutput(m OutputMeta, entries []LedgerEntry) OutputDecision {
 		}
 		if e.Importance == "critical" && !e.Cited {
 			d.UncitedCritical = append(d.UncitedCritical, e.ClaimID)
+		}
+		if e.Importance != "minor" && e.Label != "supported" {
+			d.Unverified = append(d.Unverified, e.Text)
 		}
 		for _, f := range e.Flags {
 			flags[f] = true
@@ -287,7 +310,57 @@ func DecideOutput(m OutputMeta, entries []LedgerEntry) OutputDecision {
 		d.RiskFlags = append(d.RiskFlags, f)
 	}
 	sort.Strings(d.RiskFlags)
+	d.RiskSeverities, d.RiskLevel = severities(d.RiskFlags)
+	if len(entries) > 0 && !slices.ContainsFunc(entries, func(e LedgerEntry) bool { return !e.NoEvidence }) {
+		d.NoEvidenceResponse = NoEvidenceMessage
+	}
 	return d
+}
+
+// NoEvidenceMessage is the per-output response when none of an output's
+// claims found any evidence in the corpus.
+const NoEvidenceMessage = "I could not find relevant information in the provided documents to answer this question."
+
+// Severities of risk flags, highest first.
+const (
+	SeverityHigh   = "high"
+	SeverityMedium = "medium"
+	SeverityLow    = "low"
+)
+
+// flagSeverity is each risk flag's severity: high where the output states
+// something the evidence contradicts or nothing supports, medium where the
+// evidence is weak, old or only partly addresses the claim, low where a
+// rule only qualified the reading. A flag not listed is medium.
+var flagSeverity = map[string]string{
+	FlagNoEvidence: SeverityHigh, rules.FlagConflict: SeverityHigh, FlagContradicted: SeverityHigh,
+	FlagNumericMismatch: SeverityHigh, FlagError: SeverityHigh, FlagExtractionError: SeverityHigh, FlagUncitedCritical: SeverityHigh,
+	rules.FlagStale: SeverityMedium, FlagWeakRetrieval: SeverityMedium, FlagLowConfidence: SeverityMedium,
+	rules.FlagQualifierMissing: SeverityMedium, rules.FlagQualifierDiffers: SeverityMedium, rules.FlagNumericBound: SeverityMedium,
+	rules.FlagUnderspecified: SeverityMedium, rules.FlagPolarity: SeverityMedium, rules.FlagFallback: SeverityMedium,
+	rules.FlagHedged: SeverityLow, rules.FlagAuthority: SeverityLow, rules.FlagDefinition: SeverityLow,
+}
+
+// FlagSeverity is a risk flag's severity (medium for one not listed).
+func FlagSeverity(flag string) string {
+	if s, ok := flagSeverity[flag]; ok {
+		return s
+	}
+	return SeverityMedium
+}
+
+// severities are flags' severities in their order, and the highest.
+func severities(flags []string) ([]string, string) {
+	out := make([]string, len(flags))
+	level := ""
+	rank := map[string]int{"": 0, SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3}
+	for i, f := range flags {
+		out[i] = FlagSeverity(f)
+		if rank[out[i]] > rank[level] {
+			level = out[i]
+		}
+	}
+	return out, level
 }
 
 // AbstentionMessage is seed 004's structured abstention, "I cannot provide
@@ -323,7 +396,102 @@ type QuerySummary struct {
 	// Branches are attempts after a query's first; Improved those whose
 	// verdict beats the attempt before (seed 004's branch success rate).
 	Branches, Improved int
+	// Revised counts queries with more than one attempt; NoImprovement
+	// and UnsupportedClaims the queries with those termination warnings.
+	Revised, NoImprovement, UnsupportedClaims int
 }
+
+// The workflow's termination warnings of a query (on its final attempt).
+const (
+	// WarnNoImprovement: the query was revised and its final attempt's
+	// evidence coverage is no higher than its first's.
+	WarnNoImprovement = "NO_IMPROVEMENT"
+	// WarnUnsupportedClaims: material claims of the final attempt are
+	// still not supported (their texts are unsupported_claims).
+	WarnUnsupportedClaims = "UNSUPPORTED_CLAIMS"
+)
+
+// terminate sets the termination warnings of a query whose attempts are
+// ds[idx[0]], ds[idx[1]], … in attempt order, and counts them.
+func (q *QuerySummary) terminate(ds []OutputDecision, idx []int) {
+	first, final := &ds[idx[0]], &ds[idx[len(idx)-1]]
+	final.TerminationWarnings = []string{}
+	if len(idx) > 1 {
+		q.Revised++
+		if coverageOf(final) <= coverageOf(first) {
+			final.TerminationWarnings = append(final.TerminationWarnings, WarnNoImprovement)
+			q.NoImprovement++
+		}
+	}
+	if len(final.Unverified) > 0 {
+		final.TerminationWarnings = append(final.TerminationWarnings, WarnUnsupportedClaims)
+		q.UnsupportedClaims++
+	}
+}
+
+// What a query returns (OutputDecision.QueryDecision).
+const (
+	QueryReturn  = "return"
+	QueryAbstain = "abstain"
+)
+
+// choose decides what a query returns, on its final attempt: the
+// best-scored attempt that passes (every claim supported: verdict 2, and
+// not abstaining) — highest evidence coverage, then highest overall
+// confidence, then the earliest — else abstain.
+func choose(ds []OutputDecision, idx, verdicts []int) {
+	best := -1
+	for _, i := range idx {
+		if verdicts[i] != 2 || ds[i].OverallAction == ActionAbstain {
+			continue
+		}
+		if best < 0 || betterAttempt(&ds[i], &ds[best]) {
+			best = i
+		}
+	}
+	final := &ds[idx[len(idx)-1]]
+	if best < 0 {
+		final.QueryDecision = QueryAbstain
+		final.QueryDecisionReason = fmt.Sprintf("abstain: none of the query's %d attempts passes (every claim supported)", len(idx))
+		return
+	}
+	b := &ds[best]
+	final.QueryDecision, final.ChosenID = QueryReturn, b.Meta.ID
+	conf := "none"
+	if b.OverallConfidence != nil {
+		conf = fmt.Sprintf("%.2f", *b.OverallConfidence)
+	}
+	final.QueryDecisionReason = fmt.Sprintf("return attempt %d (output %s): the best-scored of the query's %d attempts that pass (evidence coverage %.2f, confidence %s)",
+		b.Meta.Attempt, b.Meta.ID, len(idx), coverageOf(b), conf)
+}
+
+// betterAttempt says a scores above b: higher coverage, then confidence.
+func betterAttempt(a, b *OutputDecision) bool {
+	if ca, cb := coverageOf(a), coverageOf(b); ca != cb {
+		return ca > cb
+	}
+	conf := func(d *OutputDecision) float64 {
+		if d.OverallConfidence == nil {
+			return -1
+		}
+		return *d.OverallConfidence
+	}
+	return conf(a) > conf(b)
+}
+
+// coverageOf is an attempt's evidence coverage as the revision rule reads
+// it: 1 when undefined (no material claim).
+func coverageOf(d *OutputDecision) float64 {
+	if d.EvidenceCoverage == nil {
+		return 1
+	}
+	return *d.EvidenceCoverage
+}
+
+// NoImprovementRate is NoImprovement ÷ Revised (NaN when no query was
+// revised); UnsupportedClaimsRate UnsupportedClaims ÷ Queries.
+func (q QuerySummary) NoImprovementRate() float64     { return ratio(q.NoImprovement, q.Revised) }
+func (q QuerySummary) UnsupportedClaimsRate() float64 { return ratio(q.UnsupportedClaims, q.Queries) }
 
 // AbstainRate is Abstained ÷ Queries (NaN without queries).
 func (q QuerySummary) AbstainRate() float64 { return ratio(q.Abstained, q.Queries) }
@@ -357,6 +525,8 @@ func Queries(ds []OutputDecision, verdicts []int) QuerySummary {
 		idx := groups[k]
 		slices.SortStableFunc(idx, func(a, b int) int { return ds[a].Meta.Attempt - ds[b].Meta.Attempt })
 		q.Queries++
+		q.terminate(ds, idx)
+		choose(ds, idx, verdicts)
 		if ds[idx[len(idx)-1]].OverallAction == ActionAbstain {
 			q.Abstained++
 		}
@@ -392,7 +562,7 @@ func (o *Options) addToLedger(res *Result, c claims.Claim, rec reports.Record) {
 	if rec.AbstainReason != nil {
 		e.AbstainCause = *rec.AbstainReason
 	}
-	e.Flags = claimFlags(rec, e)
+	e.Flags, e.NoEvidence = claimFlags(rec, e), len(rec.Evidence) == 0
 	res.ledger[c.SourceID] = append(res.ledger[c.SourceID], e)
 }
 
@@ -472,7 +642,8 @@ func (o *Options) decideOutputs(res *Result) ([]reports.OutputRow, map[string]fl
 	return rows, map[string]float64{"output_ship_rate": ratio(ship, n), "output_revise_rate": ratio(revise, n),
 		"output_abstain_rate": ratio(abstain, n), "output_uncited_critical_rate": ratio(uncited, n),
 		"queries": float64(q.Queries), "query_abstain_rate": q.AbstainRate(), "branches": float64(q.Branches),
-		"branch_success_rate": q.BranchSuccessRate()}
+		"branch_success_rate": q.BranchSuccessRate(), "query_no_improvement_rate": q.NoImprovementRate(),
+		"query_unsupported_claims_rate": q.UnsupportedClaimsRate()}
 }
 
 // outputRow is a decision as outputs.parquet's decision columns.
@@ -480,7 +651,23 @@ func outputRow(d OutputDecision) reports.OutputRow {
 	m := d.Meta
 	r := reports.OutputRow{OutputID: m.ID, OverallAction: ptr(d.OverallAction), OverallConfidence: d.OverallConfidence,
 		EvidenceCoverage: d.EvidenceCoverage, Revision: ptr(d.Revision), RevisionReason: ptr(d.RevisionReason),
-		Instructions: d.Instructions, UncitedCritical: d.UncitedCritical, RiskFlags: d.RiskFlags, Improved: d.Improved}
+		Instructions: d.Instructions, UncitedCritical: d.UncitedCritical, RiskFlags: d.RiskFlags, Improved: d.Improved,
+		RiskSeverities: d.RiskSeverities, TerminationWarnings: d.TerminationWarnings}
+	if d.QueryDecision != "" {
+		r.QueryDecision, r.QueryDecisionReason = ptr(d.QueryDecision), ptr(d.QueryDecisionReason)
+		if d.ChosenID != "" {
+			r.ChosenOutputID = ptr(d.ChosenID)
+		}
+	}
+	if slices.Contains(d.TerminationWarnings, WarnUnsupportedClaims) {
+		r.UnsupportedClaims = d.Unverified
+	}
+	if d.RiskLevel != "" {
+		r.RiskLevel = ptr(d.RiskLevel)
+	}
+	if d.NoEvidenceResponse != "" {
+		r.NoEvidenceResponse = ptr(d.NoEvidenceResponse)
+	}
 	if m.Query != "" {
 		r.Query = ptr(m.Query)
 	}
@@ -561,6 +748,6 @@ func (o *Options) extractOutputs(ctx context.Context) error {
 func failedOutput(m OutputMeta, err string) OutputDecision {
 	return OutputDecision{Meta: m, OverallAction: ActionAbstain, Revision: RevisionAbstain,
 		RevisionReason: "Claims could not be extracted", Instructions: []string{}, UncitedCritical: []string{},
-		RiskFlags: []string{FlagExtractionError}, ExtractionError: err,
+		RiskFlags: []string{FlagExtractionError}, RiskSeverities: []string{SeverityHigh}, RiskLevel: SeverityHigh, ExtractionError: err,
 		AbstentionMessage: AbstentionPrefix + " [Reason: its claims could not be extracted: " + err + "]"}
 }

@@ -358,3 +358,110 @@ func TestRunOverOutputsFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(m), `"role": "outputs"`)
 }
+
+// Risk flags carry their severity, in their order, and the output its
+// highest; an output none of whose claims found evidence gets the
+// no-evidence response, one with any evidence does not.
+func TestRiskSeverityAndNoEvidenceResponse(t *testing.T) {
+	m := OutputMeta{ID: "o1"}
+	d := DecideOutput(m, []LedgerEntry{
+		{ClaimID: "a", Action: ActionAbstain, AbstainCause: ReasonNoEvidence, Flags: []string{FlagNoEvidence}, NoEvidence: true},
+		{ClaimID: "b", Action: ActionAbstain, AbstainCause: ReasonNoEvidence, Flags: []string{"stale", "hedged"}, NoEvidence: true},
+	})
+	assert.Equal(t, []string{"hedged", "no_evidence", "stale"}, d.RiskFlags)
+	assert.Equal(t, []string{"low", "high", "medium"}, d.RiskSeverities)
+	assert.Equal(t, "high", d.RiskLevel)
+	assert.Equal(t, NoEvidenceMessage, d.NoEvidenceResponse)
+
+	d = DecideOutput(m, []LedgerEntry{
+		{ClaimID: "a", Action: ActionContinue, Label: "supported", Flags: []string{"stale", "qualifier_missing"}},
+		{ClaimID: "b", Action: ActionAbstain, AbstainCause: ReasonNoEvidence, Flags: []string{FlagNoEvidence}, NoEvidence: true},
+	})
+	assert.Empty(t, d.NoEvidenceResponse, "one claim found evidence")
+	assert.Equal(t, "high", d.RiskLevel)
+
+	d = DecideOutput(m, []LedgerEntry{{ClaimID: "a", Action: ActionContinue, Label: "supported", Flags: []string{"stale"}}})
+	assert.Equal(t, "medium", d.RiskLevel, "an outdated source is medium")
+	d = DecideOutput(m, nil)
+	assert.Empty(t, d.RiskLevel, "no flag, no level")
+	assert.Empty(t, d.NoEvidenceResponse, "no claim: nothing was looked for")
+	for _, f := range []string{FlagNoEvidence, "conflict", FlagContradicted, FlagNumericMismatch} {
+		assert.Equal(t, SeverityHigh, FlagSeverity(f), f)
+	}
+	assert.Equal(t, SeverityMedium, FlagSeverity("a_flag_added_later"), "a flag not listed is medium, not dropped")
+}
+
+// A query's final attempt carries the workflow's termination warnings:
+// NO_IMPROVEMENT when revisions did not raise its evidence coverage,
+// UNSUPPORTED_CLAIMS (with the texts) while material claims are not
+// supported; earlier attempts carry none, and the rates count queries.
+func TestTerminationWarnings(t *testing.T) {
+	sup := func(id string) LedgerEntry {
+		return LedgerEntry{ClaimID: id, Text: id + " holds.", Importance: "material", Label: "supported", Verdict: "supported", Action: ActionContinue}
+	}
+	uns := func(id, imp string) LedgerEntry {
+		return LedgerEntry{ClaimID: id, Text: id + " fails.", Importance: imp, Label: "unsupported", Verdict: "contradicted", Action: ActionBranch}
+	}
+	at := func(q string, attempt int, es ...LedgerEntry) OutputDecision {
+		return DecideOutput(OutputMeta{ID: q + fmt.Sprint(attempt), QueryID: q, Attempt: attempt, HasAttempt: true}, es)
+	}
+	ds := []OutputDecision{
+		// q1: coverage 0.5 → 0.5 after a revision, one material claim unsupported.
+		at("q1", 0, sup("a"), uns("b", "material")), at("q1", 1, sup("a"), uns("c", "material")),
+		// q2: coverage 0.5 → 1: improved; all material claims supported
+		// (a minor one is not, and does not count).
+		at("q2", 0, sup("a"), uns("b", "material")), at("q2", 1, sup("a"), uns("m", "minor")),
+		// q3: one attempt with an unsupported critical claim.
+		at("q3", 0, uns("k", "critical")),
+	}
+	q := Queries(ds, []int{1, 1, 1, 2, 0})
+	assert.Equal(t, []string{}, ds[0].TerminationWarnings, "an earlier attempt has none")
+	assert.Equal(t, []string{WarnNoImprovement, WarnUnsupportedClaims}, ds[1].TerminationWarnings)
+	assert.Equal(t, []string{"c fails."}, ds[1].Unverified)
+	assert.Equal(t, []string{}, ds[3].TerminationWarnings)
+	assert.Equal(t, []string{WarnUnsupportedClaims}, ds[4].TerminationWarnings, "no revision: no NO_IMPROVEMENT")
+	assert.Equal(t, 2, q.Revised)
+	assert.InDelta(t, 0.5, q.NoImprovementRate(), 1e-12)
+	assert.InDelta(t, 2.0/3, q.UnsupportedClaimsRate(), 1e-12)
+	row := outputRow(ds[1])
+	assert.Equal(t, []string{"c fails."}, row.UnsupportedClaims)
+	assert.Empty(t, outputRow(ds[0]).UnsupportedClaims)
+}
+
+// A query returns its best-scored attempt that passes (every claim
+// supported), said on its final attempt, else abstains: a later passing
+// attempt with lower coverage does not replace a better earlier one.
+func TestQueryReturnsBestPassingAttempt(t *testing.T) {
+	e := func(id, imp, label, verdict string, conf float64) LedgerEntry {
+		return LedgerEntry{ClaimID: id, Text: id, Importance: imp, Label: label, Verdict: verdict, Action: ActionContinue, Confidence: &conf}
+	}
+	at := func(q string, attempt int, es ...LedgerEntry) OutputDecision {
+		return DecideOutput(OutputMeta{ID: fmt.Sprintf("%s-%d", q, attempt), QueryID: q, Attempt: attempt, HasAttempt: true}, es)
+	}
+	ds := []OutputDecision{
+		at("q1", 0, e("a", "material", "unsupported", "contradicted", 0.9)),                                               // fails
+		at("q1", 1, e("a", "material", "supported", "supported", 0.8), e("b", "material", "supported", "supported", 0.7)), // coverage 1, conf 0.7
+		at("q1", 2, e("a", "material", "supported", "weak", 0.95), e("b", "minor", "supported", "supported", 0.95)),       // coverage 1, conf 0.95: best
+		at("q2", 0, e("a", "material", "unsupported", "contradicted", 0.9)),
+		at("q2", 1, e("a", "material", "insufficient", "not_found", 0.6)),
+	}
+	Queries(ds, []int{0, 2, 2, 0, 1})
+	assert.Empty(t, ds[0].QueryDecision, "earlier attempts say nothing")
+	assert.Equal(t, QueryReturn, ds[2].QueryDecision)
+	assert.Equal(t, "q1-2", ds[2].ChosenID)
+	assert.Contains(t, ds[2].QueryDecisionReason, "return attempt 2 (output q1-2)")
+	assert.Equal(t, QueryAbstain, ds[4].QueryDecision)
+	assert.Empty(t, ds[4].ChosenID)
+	assert.Contains(t, ds[4].QueryDecisionReason, "none of the query's 2 attempts passes")
+	row := outputRow(ds[2])
+	assert.Equal(t, "q1-2", *row.ChosenOutputID)
+	assert.Nil(t, outputRow(ds[1]).QueryDecision)
+
+	// The best passing attempt is chosen by score, not by order.
+	ds = []OutputDecision{
+		at("q3", 0, e("a", "material", "supported", "supported", 0.9)),
+		at("q3", 1, e("a", "material", "supported", "supported", 0.6)),
+	}
+	Queries(ds, []int{2, 2})
+	assert.Equal(t, "q3-0", ds[1].ChosenID, "the first attempt scored higher")
+}

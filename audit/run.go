@@ -129,7 +129,12 @@ type Options struct {
 	ToolVersion string
 	// Instance identifies this execution (run_instance, started_at in every
 	// file); the zero value draws one when Run starts.
-	Instance    reports.Instance
+	Instance reports.Instance
+	// Now is the clock of the records' decided_at (time.Now when nil).
+	Now func() time.Time
+	// Prices are what a remote model's tokens cost (--price-input,
+	// --price-output): the records' cost and summary.json's usage.
+	Prices      reports.Prices
 	Gates       []reports.Gate // --fail-on: checked on the whole run, calibrated stage
 	SliceBy     []string       // claim metadata keys to slice on (--slice-by meta.KEY)
 	PlotFormats []string       // nil: reports.DefaultPlotFormats
@@ -159,7 +164,9 @@ type Options struct {
 
 // Result summarises a run.
 type Result struct {
-	RunID   string
+	RunID string
+	// usage totals the records' remote calls (summary.json's usage).
+	usage   reports.Usage
 	Records int
 	Errors  int
 	// Fallbacks counts the claims the fallback verifier decided (their

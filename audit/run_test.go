@@ -39,7 +39,7 @@ func records(t *testing.T, dir string) []reports.Record {
 	require.NoError(t, err)
 	for i := range rs {
 		// Latency is measured; the instance is this execution's own.
-		rs[i].LatencyMS, rs[i].RunInstance, rs[i].StartedAt = 0, "", 0
+		rs[i].LatencyMS, rs[i].RunInstance, rs[i].StartedAt, rs[i].DecidedAt = 0, "", 0, 0
 	}
 	return rs
 }

@@ -65,6 +65,8 @@ type Merged struct {
 	CrossFit     metrics.CrossFitResult
 	Settings     reports.RunSettings
 	Shards       int
+	// Usage sums the shards' remote calls.
+	Usage reports.Usage
 }
 
 // ErrNotShards says the records files are not shards of a run: each is
@@ -97,7 +99,7 @@ func MergeShards(files []string) (*Merged, error) {
 		prelim[i] = reports.OutcomeOf(r)
 	}
 	cal := o.calibrateScores(metrics.ScoresOf(prelim, o.Folds, o.Seed))
-	m := &Merged{RunID: sh.RunID, Temperatures: cal.temps, CrossFit: cal.result.CrossFit, Settings: s, Shards: run.Shard.Count,
+	m := &Merged{Usage: sh.Usage, RunID: sh.RunID, Temperatures: cal.temps, CrossFit: cal.result.CrossFit, Settings: s, Shards: run.Shard.Count,
 		Outcomes: make([]metrics.Outcome, len(recs))}
 	for i, r := range recs {
 		if r.DecidedBy != nil && *r.DecidedBy == rules.DecidedBy(rules.Fallback) {

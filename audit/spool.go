@@ -263,6 +263,8 @@ func (c *spoolCodec) verdict(v *adjudicate.Verdict) {
 	c.bool(v.HardLabel)
 	c.int(int64(v.Usage.PromptTokens))
 	c.int(int64(v.Usage.CompletionTokens))
+	c.int(int64(v.Usage.Calls))
+	c.int(int64(v.Usage.Retries))
 	c.uint(uint64(len(v.PassageLogits)))
 	for _, z := range v.PassageLogits {
 		for _, x := range z {
@@ -441,6 +443,8 @@ func (c *spoolCodec) readVerdict(v *adjudicate.Verdict) {
 	v.HardLabel = c.readBool()
 	v.Usage.PromptTokens = int(c.readInt())
 	v.Usage.CompletionTokens = int(c.readInt())
+	v.Usage.Calls = int(c.readInt())
+	v.Usage.Retries = int(c.readInt())
 	if n := c.readLen(24); n > 0 {
 		v.PassageLogits = make([][3]float64, n)
 		for i := range v.PassageLogits {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
+	"github.com/claimaudit/claimaudit/extract"
 	"github.com/claimaudit/claimaudit/metrics"
 	"github.com/claimaudit/claimaudit/reports"
 )
@@ -212,6 +213,11 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		w.Abort()
 		return nil, err
 	}
+	tags, err := o.readSpanTags(ctx)
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
 	picker := reports.NewErrorPicker(reports.ReportErrors)
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
@@ -220,6 +226,12 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		d := o.withRules(v, o.withNumeric(v, o.decide(v, cal.temp(i)), fc), fc, docs)
 		if len(v.EvidenceFlags) > 0 {
 			d.flags = append(append([]string(nil), d.flags...), v.EvidenceFlags...)
+		}
+		// An undeclared type is inferred after the decision (which reads
+		// the claim as given), for the slices and the record.
+		inferred := v.Claim.Type == ""
+		if inferred {
+			v.Claim.Type = extract.InferType(&v.Claim)
 		}
 		if d.fallback {
 			res.Errors-- // decided by the fallback verifier: no longer an error
@@ -242,6 +254,9 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 			o.DecideProgress(res.Records, total)
 		}
 		rec := o.record(v, d, out, res.RunID)
+		rec.ClaimTypeInferred = inferred
+		rec.EvidenceTags = tags.of(rec.EvidenceUsed)
+		res.usage.Add(&rec)
 		picker.Add(rec)
 		o.addToLedger(res, v.Claim, rec)
 		return w.Write(rec)
@@ -297,8 +312,20 @@ func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verif
 		rows, values := o.decideOutputs(res)
 		t.SetOutputDecisions(rows, values)
 	}
+	t.Summary.Usage = reports.NewUsageSummary(res.usage, o.extractorUsage(), o.Prices)
 	t.Summary.Gates = reports.Check(o.Gates, t)
 	return t, t.Write(o.WriteDir)
+}
+
+// extractorUsage is what an LLM extractor spent on the run's outputs; nil
+// for the rules (or no extraction).
+func (o *Options) extractorUsage() *reports.Usage {
+	u, ok := o.Extract.Source.(interface{ Usage() adjudicate.Usage })
+	if !ok || o.Outputs == nil {
+		return nil
+	}
+	x := u.Usage()
+	return &reports.Usage{TokensIn: int64(x.PromptTokens), TokensOut: int64(x.CompletionTokens), Calls: int64(x.Calls), Retries: int64(x.Retries)}
 }
 
 // ComputeReports is reports.Compute that returns when ctx is done (the

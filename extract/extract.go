@@ -650,3 +650,27 @@ func isName(phrase string) bool {
 	}
 	return phrase != ""
 }
+
+// InferType is the type a claim without one declared has, read as the
+// rules extractor types what it extracts: numeric when it gives a quantity
+// or a numeric value or its text states a number, temporal when it gives a
+// timeframe or its text names a year, a month or a time, policy or
+// definitional by their wording, fact otherwise.
+func InferType(c *claims.Claim) string {
+	switch n := c.Normalization.Value; {
+	case c.Qualifiers.Quantity != nil, n != nil && n.IsNum:
+		return "numeric"
+	}
+	if _, ok := pickQuantity(c.Text, numeric.FindNumbers(c.Text)); ok {
+		return "numeric"
+	}
+	switch {
+	case c.Timeframe != nil, reYear.MatchString(c.Text), reMonth.MatchString(c.Text), reTemporal.MatchString(c.Text):
+		return "temporal"
+	case rePolicy.MatchString(c.Text):
+		return "policy"
+	case reDefinition.MatchString(c.Text):
+		return "definitional"
+	}
+	return "fact"
+}

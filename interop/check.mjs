@@ -23,7 +23,8 @@ const expectCols = {
     'verifier', 'run_id',
     'numeric_reason', 'numeric_fact_id', 'numeric_fact_value', 'numeric_fact_unit', 'numeric_fact_year', 'verifier_label', 'decided_by', 'flags', 'rule', 'rule_label', 'claim_index',
     'gold_evidence', 'gold_evidence_retrieved', 'gold_evidence_rank', 'run_instance', 'started_at', 'output_id',
-    'verifier_confidence', 'verifier_correct'],
+    'verifier_confidence', 'verifier_correct', 'subject', 'predicate', 'object', 'qualifiers', 'timeframe', 'modality', 'polarity',
+    'normalization', 'reviewer', 'decided_at', 'tokens_in', 'tokens_out', 'calls', 'retries', 'cost', 'claim_type_inferred', 'evidence_tags'],
   'metrics.parquet': ['run_id', 'metric', 'slice', 'stage', 'value', 'ci_low', 'ci_high', 'n', 'slice_key', 'slice_value',
     'run_instance', 'started_at'],
   'confusion.parquet': ['run_id', 'slice', 'gold_label', 'predicted_label', 'count', 'run_instance', 'started_at'],
@@ -33,13 +34,23 @@ const expectCols = {
     'any_unsupported', 'verdict', 'labelled', 'gold_supported', 'gold_unsupported', 'gold_insufficient', 'gold_supported_fraction',
     'gold_any_unsupported', 'gold_verdict', 'run_instance', 'started_at', 'query', 'query_id', 'attempt', 'overall_action',
     'overall_confidence', 'worst_claim_id', 'evidence_coverage', 'revision', 'revision_reason', 'instructions', 'abstention_message',
-    'uncited_critical', 'risk_flags', 'improved', 'extraction_error'],
+    'uncited_critical', 'risk_flags', 'improved', 'extraction_error', 'risk_severities', 'risk_level', 'no_evidence_response',
+    'termination_warnings', 'unsupported_claims', 'query_decision', 'chosen_output_id', 'query_decision_reason'],
 };
 for (const [f, cols] of Object.entries(expectCols)) {
   const got = (await q(`DESCRIBE SELECT * FROM ${file(f)}`)).map((r) => r.column_name);
   check(`${f} columns`, JSON.stringify(got) === JSON.stringify(cols), got.join(','));
 }
 const n = Number((await q(`SELECT count(*) AS n FROM ${file('records.parquet')}`))[0].n);
+// The claim's structured fields are typed columns: structs DuckDB reads by
+// field, null where the claim gives none.
+const types = Object.fromEntries((await q(`DESCRIBE SELECT qualifiers, timeframe, normalization FROM ${file('records.parquet')}`)).map((r) => [r.column_name, r.column_type]));
+check('qualifiers is a struct with location', /^STRUCT\(.*"?location"? VARCHAR/.test(types.qualifiers), types.qualifiers);
+check('normalization.entities is a list', /entities VARCHAR\[\]/.test(types.normalization), types.normalization);
+const subj = await q(`SELECT count(subject) AS s, count(*) FILTER (WHERE len(normalization.entities) > 0) AS e,
+  count(*) FILTER (WHERE reviewer = 'auto') AS a, count(cost) AS c FROM ${file('records.parquet')}`);
+check('subject and normalization.entities read back', Number(subj[0].s) > 0 && Number(subj[0].e) > 0, `${subj[0].s} subjects, ${subj[0].e} with entities`);
+check('reviewer auto on every row; no cost for a local verifier', Number(subj[0].a) === n && Number(subj[0].c) === 0, `${subj[0].a} auto, ${subj[0].c} costs`);
 check('records rows = claims', n === summary.claims, `${n} vs ${summary.claims}`);
 const conf = await q(`SELECT sum(count) AS s FROM ${file('confusion.parquet')} WHERE slice = 'all'`);
 const answeredLabelled = Object.values(summary.confusion).reduce((a, row) => a + Object.values(row).reduce((x, y) => x + y, 0), 0);

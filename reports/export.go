@@ -36,6 +36,12 @@ func RecordColumns() []string { return columnsOf[Record]() }
 // timestampOf writes a timestamp(millisecond) column (started_at) as RFC
 // 3339 text, UTC, "" for 0; ok false for any other column.
 func timestampOf(f reflect.StructField, v reflect.Value) (string, bool) {
+	if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Int64 {
+		if v.IsNil() {
+			return "", false // null (an optional timestamp: reviewed_at)
+		}
+		v = v.Elem()
+	}
 	if !strings.Contains(f.Tag.Get("parquet"), "timestamp(millisecond)") || v.Kind() != reflect.Int64 {
 		return "", false
 	}
@@ -309,7 +315,7 @@ var exportTables = []exportTable{
 	tableOf[CalibrationRow]("calibration"), tableOf[RiskCoverageRow]("risk_coverage"), tableOf[OutputRow]("outputs"),
 	tableOf[TrendRow]("trend"), tableOf[EstimateRow]("estimates"), tableOf[NumberRow]("numbers"),
 	tableOf[NumberCountRow]("number_counts"), tableOf[TemperatureSweepRow]("temperature_sweep"),
-	tableOf[ThresholdSweepRow]("threshold_sweep"),
+	tableOf[ThresholdSweepRow]("threshold_sweep"), tableOf[HumanLabelRow]("labels"),
 }
 
 // ExportTables are the Parquet files audit export reads (every one the
@@ -324,8 +330,8 @@ var ExportTables = func() []string {
 
 // fits says whether a file with columns cols is table t, perhaps written
 // by an older version: every column of the file is one of t's (none would
-// be dropped), and it has most of t's (a later version's new columns are
-// exported as null or zero).
+// be dropped), and it has at least half of t's (a later version's new
+// columns are exported as null or zero).
 func (t exportTable) fits(cols []string) bool {
 	if len(cols) == 0 {
 		return false
@@ -335,7 +341,9 @@ func (t exportTable) fits(cols []string) bool {
 			return false
 		}
 	}
-	return 4*len(cols) >= 3*len(t.cols)
+	// At least half: records.parquet of schema version 2 has 46 of
+	// version 6's 72 columns.
+	return 2*len(cols) >= len(t.cols)
 }
 
 // tableOfColumns is the table a file with these columns is: the one whose

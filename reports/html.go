@@ -87,7 +87,22 @@ type htmlDecisions struct {
 type htmlOutput struct {
 	ID, Attempt, Faithfulness, Action, Confidence, Coverage, Revision, Reason string
 	Instructions, Flags                                                       []string
-	Abstention                                                                string
+	Abstention, NoEvidence                                                    string
+	Warnings, Unsupported                                                     []string
+	Decision                                                                  string
+}
+
+// flagsWithSeverity are risk flags with their severity ("no_evidence
+// (high)"); a flag without one (a file written before severities) as it is.
+func flagsWithSeverity(flags, sev []string) []string {
+	if len(sev) != len(flags) {
+		return flags
+	}
+	out := make([]string, len(flags))
+	for i, f := range flags {
+		out[i] = f + " (" + sev[i] + ")"
+	}
+	return out
 }
 
 // OutputsShown bounds the outputs report.html lists.
@@ -462,7 +477,8 @@ func (t *Tables) htmlDecisions() *htmlDecisions {
 			}
 			row := htmlOutput{ID: o.OutputID, Attempt: "—", Faithfulness: faithfulness(o), Action: deref2(o.OverallAction), Confidence: num(o.OverallConfidence),
 				Coverage: num(o.EvidenceCoverage), Revision: want, Reason: deref2(o.RevisionReason), Instructions: o.Instructions,
-				Flags: o.RiskFlags, Abstention: deref2(o.AbstentionMessage)}
+				Flags: flagsWithSeverity(o.RiskFlags, o.RiskSeverities), Abstention: deref2(o.AbstentionMessage), NoEvidence: deref2(o.NoEvidenceResponse),
+				Warnings: o.TerminationWarnings, Unsupported: o.UnsupportedClaims, Decision: deref2(o.QueryDecisionReason)}
 			if o.Attempt != nil {
 				row.Attempt = fmt.Sprint(*o.Attempt)
 			}

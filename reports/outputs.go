@@ -116,6 +116,33 @@ type OutputRow struct {
 	RiskFlags         []string `parquet:"risk_flags,list"`
 	Improved          *bool    `parquet:"improved,optional"`
 	ExtractionError   *string  `parquet:"extraction_error,optional"`
+	// RiskSeverities are risk_flags' severities, in their order (high,
+	// medium, low); RiskLevel the highest, null without flags.
+	// NoEvidenceResponse is the answer to give when none of the output's
+	// claims found any evidence; null otherwise.
+	RiskSeverities     []string `parquet:"risk_severities,list"`
+	RiskLevel          *string  `parquet:"risk_level,optional,dict"`
+	NoEvidenceResponse *string  `parquet:"no_evidence_response,optional"`
+	// TerminationWarnings are the workflow's warnings on a query's final
+	// attempt (NO_IMPROVEMENT, UNSUPPORTED_CLAIMS), empty on the others;
+	// UnsupportedClaims the texts UNSUPPORTED_CLAIMS is about.
+	TerminationWarnings []string `parquet:"termination_warnings,list"`
+	UnsupportedClaims   []string `parquet:"unsupported_claims,list"`
+	// QueryDecision is, on a query's final attempt, what the query
+	// returns: "return" (ChosenOutputID, the best-scored passing attempt)
+	// or "abstain" (none passes); QueryDecisionReason says which and why.
+	// Null on earlier attempts.
+	QueryDecision       *string `parquet:"query_decision,optional,dict"`
+	ChosenOutputID      *string `parquet:"chosen_output_id,optional"`
+	QueryDecisionReason *string `parquet:"query_decision_reason,optional"`
+}
+
+// decisionUndefined says why a decision metric is null.
+var decisionUndefined = map[string]string{
+	"query_no_improvement_rate":     "no query was revised (no query has a second attempt)",
+	"query_unsupported_claims_rate": "no query (no output)",
+	"query_abstain_rate":            "no query (no output)",
+	"branch_success_rate":           "no query has a second attempt",
 }
 
 // DecisionMetrics are the per-output decision metrics of a run over model
@@ -125,7 +152,7 @@ type OutputRow struct {
 // branches (attempts after a query's first) and the share that improved
 // the verdict (seed 004's branch success rate). Undefined is null.
 var DecisionMetrics = []string{"output_ship_rate", "output_revise_rate", "output_abstain_rate", "output_uncited_critical_rate",
-	"queries", "query_abstain_rate", "branches", "branch_success_rate"}
+	"queries", "query_abstain_rate", "branches", "branch_success_rate", "query_no_improvement_rate", "query_unsupported_claims_rate"}
 
 // outputRow is an output's row of outputs.parquet, without a decision.
 func (t *Tables) outputRow(s metrics.OutputScore) OutputRow {
@@ -216,6 +243,9 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 		r.EvidenceCoverage, r.Revision, r.RevisionReason, r.Instructions = d.EvidenceCoverage, d.Revision, d.RevisionReason, d.Instructions
 		r.AbstentionMessage, r.UncitedCritical, r.RiskFlags, r.Improved = d.AbstentionMessage, d.UncitedCritical, d.RiskFlags, d.Improved
 		r.ExtractionError = d.ExtractionError
+		r.RiskSeverities, r.RiskLevel, r.NoEvidenceResponse = d.RiskSeverities, d.RiskLevel, d.NoEvidenceResponse
+		r.TerminationWarnings, r.UnsupportedClaims = d.TerminationWarnings, d.UnsupportedClaims
+		r.QueryDecision, r.ChosenOutputID, r.QueryDecisionReason = d.QueryDecision, d.ChosenOutputID, d.QueryDecisionReason
 	}
 	slices.SortFunc(t.outputs, func(a, b OutputRow) int { return strings.Compare(a.OutputID, b.OutputID) })
 	for _, stage := range []string{StageRaw, StageCalibrated} {
@@ -228,6 +258,12 @@ func (t *Tables) SetOutputDecisions(rows []OutputRow, values map[string]float64)
 				N: int64(t.Summary.Claims), SliceKey: "all", RunInstance: instance, StartedAt: started})
 			if stage == StageCalibrated {
 				t.Summary.Metrics[name] = fp(v)
+				if why, ok := decisionUndefined[name]; ok && fp(v) == nil {
+					if t.Summary.Undefined == nil {
+						t.Summary.Undefined = map[string]string{}
+					}
+					t.Summary.Undefined[name] = why
+				}
 			} else {
 				t.Summary.RawMetrics[name] = fp(v)
 			}
@@ -244,7 +280,9 @@ const (
 
 // Input is what the report files are computed from.
 type Input struct {
-	RunID       string
+	RunID string
+	// Usage is summary.json's usage (nil: null).
+	Usage       *UsageSummary
 	ToolVersion string
 	// Outcomes carry the raw logits and the decisions as recorded.
 	Outcomes []metrics.Outcome
@@ -346,6 +384,10 @@ type Summary struct {
 	Slices             map[string]map[string]*float64 `json:"slices"`
 	Warnings           []string                       `json:"warnings"`
 	Gates              []GateResult                   `json:"gates,omitempty"`
+	// Usage is what remote models spent (tokens, calls, retries, cost);
+	// null where it is not known (a report over records of a run that
+	// wrote no usage columns).
+	Usage *UsageSummary `json:"usage"`
 }
 
 // sliceSummary are the metrics summary.json gives per slice.
@@ -398,7 +440,7 @@ func Compute(in Input) (*Tables, error) {
 	}
 	kind, temp := appliedKind(in.Temperatures, in.CrossFit)
 	cf := in.CrossFit
-	t := &Tables{Summary: Summary{RunID: in.RunID, RunInstance: in.Instance.ID, StartedAt: in.Instance.Stamp(), SchemaVersion: SchemaVersion, Claims: len(in.Outcomes), Temperature: temp,
+	t := &Tables{Summary: Summary{Usage: in.Usage, RunID: in.RunID, RunInstance: in.Instance.ID, StartedAt: in.Instance.Stamp(), SchemaVersion: SchemaVersion, Claims: len(in.Outcomes), Temperature: temp,
 		CalibrationApplied: kind != AppliedNone,
 		Calibration: CalibrationSummary{Applied: kind, Fitted: cf.Fitted, Reason: cf.Reason, Labelled: cf.Labelled,
 			MinLabelled: cf.Min, Folds: cf.K, Seed: cf.Seed, FoldTemperatures: cf.Folds, FullAtBound: cf.FullAtBound},

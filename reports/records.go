@@ -19,7 +19,7 @@ import (
 )
 
 // SchemaVersion of the Parquet files; bumped on any column change.
-const SchemaVersion = "5"
+const SchemaVersion = "6"
 
 // Evidence is one retrieved passage of a record.
 type Evidence struct {
@@ -158,6 +158,154 @@ type Record struct {
 	// or the gold label is unknown.
 	VerifierConfidence *float64 `parquet:"verifier_confidence,optional"`
 	VerifierCorrect    *bool    `parquet:"verifier_correct,optional"`
+
+	// What the claim says (docs/format/claims.md), as the claims file gave
+	// it: each null when the claim does not give it.
+	Subject       *string             `parquet:"subject,optional"`
+	Predicate     *string             `parquet:"predicate,optional,dict"`
+	Object        *string             `parquet:"object,optional"`
+	Qualifiers    *ClaimQualifiers    `parquet:"qualifiers,optional"`
+	Timeframe     *ClaimTimeframe     `parquet:"timeframe,optional"`
+	Modality      *string             `parquet:"modality,optional,dict"`
+	Polarity      *string             `parquet:"polarity,optional,dict"`
+	Normalization *ClaimNormalization `parquet:"normalization,optional"`
+
+	// Reviewer is who gave predicted_label: "auto" (the verifier and the
+	// rules; a person's labels are review's labels.parquet); DecidedAt
+	// when the record's label was decided (after calibration), UTC.
+	Reviewer  string `parquet:"reviewer,dict"`
+	DecidedAt int64  `parquet:"decided_at,timestamp(millisecond)"`
+
+	// What a remote judge spent on the claim: the server's token counts,
+	// the calls made and retried, and their cost at the run's prices
+	// (--price-input, --price-output). All null when no remote call was
+	// made for it (a local model, a verdict from the cache); Cost also
+	// when no price was given.
+	TokensIn  *int64   `parquet:"tokens_in,optional"`
+	TokensOut *int64   `parquet:"tokens_out,optional"`
+	Calls     *int64   `parquet:"calls,optional"`
+	Retries   *int64   `parquet:"retries,optional"`
+	Cost      *float64 `parquet:"cost,optional"`
+
+	// ClaimTypeInferred says claim_type was not declared by the claims
+	// file but inferred from the claim (extract.InferType).
+	ClaimTypeInferred bool `parquet:"claim_type_inferred"`
+	// EvidenceTags are the tags of the deciding passage's span (spans
+	// file "tags"); empty when no passage decided, it is a window, or its
+	// span has none.
+	EvidenceTags []string `parquet:"evidence_tags,list"`
+}
+
+// Prices are what a remote model's tokens cost, per million tokens (in
+// the currency the user gives them in); nil when not given.
+type Prices struct {
+	InputPerM, OutputPerM *float64
+}
+
+// Cost is the cost of tin input and tout output tokens; nil without both
+// prices.
+func (p Prices) Cost(tin, tout int64) *float64 {
+	if p.InputPerM == nil || p.OutputPerM == nil {
+		return nil
+	}
+	c := (float64(tin)**p.InputPerM + float64(tout)**p.OutputPerM) / 1e6
+	return &c
+}
+
+// Usage totals what remote models spent over a run: summary.json's
+// "usage" (docs/format/reports.md).
+type Usage struct {
+	TokensIn  int64 `json:"tokens_in"`
+	TokensOut int64 `json:"tokens_out"`
+	Calls     int64 `json:"calls"`
+	Retries   int64 `json:"retries"`
+	// Records counts the records with a remote call (the verifier's).
+	Records int64 `json:"records,omitempty"`
+	// Cost is at the run's prices; null when none were given.
+	Cost *float64 `json:"cost"`
+}
+
+// Add counts one record's usage.
+func (u *Usage) Add(r *Record) {
+	if r.Calls == nil {
+		return
+	}
+	u.Records++
+	u.Calls += *r.Calls
+	if r.Cost != nil {
+		c := *r.Cost
+		if u.Cost != nil {
+			c += *u.Cost
+		}
+		u.Cost = &c
+	}
+	for _, f := range []struct{ dst, src *int64 }{{&u.TokensIn, r.TokensIn}, {&u.TokensOut, r.TokensOut}, {&u.Retries, r.Retries}} {
+		if f.src != nil {
+			*f.dst += *f.src
+		}
+	}
+}
+
+// UsageSummary is summary.json's "usage": the verifier's (summed over the
+// records, so `audit report` gives the same) and, in a run over outputs
+// with an LLM extractor, the extractor's; Cost is their sum, null when
+// either's is.
+type UsageSummary struct {
+	Verifier  Usage    `json:"verifier"`
+	Extractor *Usage   `json:"extractor"`
+	Cost      *float64 `json:"cost"`
+}
+
+// NewUsageSummary totals the verifier's usage (its cost the records':
+// null when none has one) and the extractor's at the prices.
+func NewUsageSummary(verifier Usage, extractor *Usage, p Prices) *UsageSummary {
+	s := &UsageSummary{Verifier: verifier, Cost: verifier.Cost}
+	if extractor != nil {
+		e := *extractor
+		e.Cost = p.Cost(e.TokensIn, e.TokensOut)
+		s.Extractor = &e
+		s.Cost = nil
+		if s.Verifier.Cost != nil && e.Cost != nil {
+			sum := *s.Verifier.Cost + *e.Cost
+			s.Cost = &sum
+		}
+	}
+	return s
+}
+
+// ReviewerAuto is the reviewer of every label audit run decides.
+const ReviewerAuto = "auto"
+
+// ClaimQualifiers is a claim's qualifiers object as a struct column (so
+// qualifiers.location in SQL, pl.col("qualifiers").struct.field("location")
+// in polars): null when the claim has none, each field null when absent.
+// Quantity is the quantity as written (a JSON number as its text);
+// QuantityValue the number when the claims file gave one.
+type ClaimQualifiers struct {
+	Quantity      *string  `parquet:"quantity,optional"`
+	QuantityValue *float64 `parquet:"quantity_value,optional"`
+	Unit          *string  `parquet:"unit,optional"`
+	Location      *string  `parquet:"location,optional"`
+	Population    *string  `parquet:"population,optional"`
+	Condition     *string  `parquet:"condition,optional"`
+}
+
+// ClaimTimeframe is a claim's timeframe: dates YYYY-MM-DD, each null when
+// not given.
+type ClaimTimeframe struct {
+	Start *string `parquet:"start,optional"`
+	End   *string `parquet:"end,optional"`
+	AsOf  *string `parquet:"as_of,optional"`
+}
+
+// ClaimNormalization is a claim's normalization object: the canonical
+// entities (empty when none), the value (as text, and as a number when
+// the claims file gave one) and the canonical predicate.
+type ClaimNormalization struct {
+	Entities           []string `parquet:"entities,list"`
+	Value              *string  `parquet:"value,optional"`
+	ValueNum           *float64 `parquet:"value_num,optional"`
+	PredicateCanonical *string  `parquet:"predicate_canonical,optional"`
 }
 
 // RowGroupRows bounds a row group, so readers stream large files.
@@ -426,3 +574,27 @@ func openParquet(path string) (f *os.File, pf *parquet.File, size int64, err err
 	}
 	return f, pf, st.Size(), nil
 }
+
+// HumanLabelRow is one row of a review queue's labels.parquet, written by
+// `audit review --import`: the labels people gave one claim, and the label
+// they settle on. Joined to records.parquet on claim_id, it says which
+// labels a person gave.
+type HumanLabelRow struct {
+	ClaimID string `parquet:"claim_id"`
+	// Reviewer is "human": the label is people's, not the run's "auto".
+	Reviewer string `parquet:"reviewer,dict"`
+	// HumanLabel is the most common label among the reviewers' (unsure
+	// answers aside); null on a tie or when all answered unsure, and
+	// Undecided says which.
+	HumanLabel *string `parquet:"human_label,optional,dict"`
+	Undecided  *string `parquet:"undecided,optional,dict"`
+	// Reviewers and Labels are the answers, in the order given: reviewer
+	// i answered Labels[i] (a label or "unsure").
+	Reviewers []string `parquet:"reviewers,list"`
+	Labels    []string `parquet:"labels,list"`
+	// ReviewedAt is the latest answer's time; null when no answer has one.
+	ReviewedAt *int64 `parquet:"reviewed_at,optional,timestamp(millisecond)"`
+}
+
+// ReviewerHuman is the reviewer of a label a person gave.
+const ReviewerHuman = "human"

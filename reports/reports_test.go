@@ -138,7 +138,8 @@ func TestRecordsReadByArrow(t *testing.T) {
 	require.NoError(t, err)
 	g, p := "supported", "unsupported"
 	require.NoError(t, w.Write(
-		Record{ClaimID: "c1", Text: "A.", GoldLabel: &g, PredictedLabel: &p, Confidence: fp(0.7), Evidence: []Evidence{{DocID: "d1", SpanID: &g, Start: 0, End: 5, Score: 1.5}, {DocID: "d2", Start: 3, End: 9, Score: 0.5}}},
+		Record{ClaimID: "c1", Text: "A.", GoldLabel: &g, PredictedLabel: &p, Confidence: fp(0.7), Evidence: []Evidence{{DocID: "d1", SpanID: &g, Start: 0, End: 5, Score: 1.5}, {DocID: "d2", Start: 3, End: 9, Score: 0.5}},
+			Qualifiers: &ClaimQualifiers{Location: &g}, Timeframe: &ClaimTimeframe{AsOf: &p}, Normalization: &ClaimNormalization{Entities: []string{"E"}}},
 		Record{ClaimID: "c2", Text: "B.", Abstained: true},
 	))
 	require.NoError(t, w.Close())
@@ -146,8 +147,18 @@ func TestRecordsReadByArrow(t *testing.T) {
 	assert.EqualValues(t, 2, tbl.NumRows())
 	names := columnNames(tbl)
 	assert.Equal(t, "claim_id", names[0])
-	assert.Equal(t, []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank", "run_instance", "started_at", "output_id",
-		"verifier_confidence", "verifier_correct"}, names[len(names)-8:])
+	for _, c := range []string{"gold_evidence", "gold_evidence_retrieved", "gold_evidence_rank", "run_instance", "started_at", "output_id",
+		"verifier_confidence", "verifier_correct", "subject", "predicate", "object", "modality", "polarity"} {
+		assert.Contains(t, names, c)
+	}
+	// The claim's objects are struct columns (qualifiers.location in SQL),
+	// null where the claim gives none.
+	for _, c := range []string{"qualifiers", "timeframe", "normalization"} {
+		i := slices.Index(names, c)
+		require.GreaterOrEqual(t, i, 0, c)
+		assert.Equal(t, arrow.STRUCT, tbl.Schema().Field(i).Type.ID(), c)
+		assert.Equal(t, 1, tbl.Column(i).Data().Chunk(0).NullN(), "%s: c1 gives it, c2 does not", c)
+	}
 	// tier1_fa is null when the gold label is unknown (c2), not false.
 	tier1 := tbl.Column(slices.Index(names, "tier1_fa")).Data().Chunk(0)
 	assert.Equal(t, 2, tier1.NullN(), "neither record sets tier1_fa: both null")

@@ -16,6 +16,8 @@ type Shards struct {
 	errors       *ErrorPicker // the misclassified claims report.html lists
 	instance     Instance     // the rows' execution, while they agree on one
 	instances    int          // distinct executions seen (by run_instance)
+	// Usage sums the rows' remote calls (summary.json's usage).
+	Usage Usage
 }
 
 // Instance is the execution every row names (ok false when rows name
@@ -70,6 +72,7 @@ func (s *Shards) Add(file string, rs []Record, seen map[string]string) error {
 			}
 			s.instances++
 		}
+		s.Usage.Add(&r)
 		s.Outcomes = append(s.Outcomes, OutcomeOf(r))
 		s.Temperatures = append(s.Temperatures, r.Temperature)
 		if s.errors == nil {

@@ -145,7 +145,9 @@ func printOutputsAndRetrieval(w io.Writer, s *Summary) error {
 		if _, ok := s.Metrics["output_ship_rate"]; ok {
 			for _, r := range [][2]string{{"revision: ship", "output_ship_rate"}, {"revision: revise", "output_revise_rate"},
 				{"revision: abstain", "output_abstain_rate"}, {"with an uncited critical claim", "output_uncited_critical_rate"},
-				{"queries abstaining (final attempt)", "query_abstain_rate"}, {"branch success rate", "branch_success_rate"}} {
+				{"queries abstaining (final attempt)", "query_abstain_rate"}, {"branch success rate", "branch_success_rate"},
+				{"queries ending NO_IMPROVEMENT", "query_no_improvement_rate"},
+				{"queries ending UNSUPPORTED_CLAIMS", "query_unsupported_claims_rate"}} {
 				t.Append(r[0], num(s.Metrics[r[1]]), "", "")
 			}
 		}

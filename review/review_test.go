@@ -13,6 +13,8 @@ import (
 	"github.com/claimaudit/claimaudit/estimate"
 	"github.com/claimaudit/claimaudit/jsonl"
 	"github.com/claimaudit/claimaudit/label"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The same records and seed draw the same queue, whatever the design; the
@@ -185,4 +187,32 @@ func TestEffectiveNAgreesWithWidths(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no ppi row with an effective n")
 	}
+}
+
+// labels.parquet's rows: one per claim in first-answered order, reviewer
+// "human", every answer in order, the settled label or why there is none,
+// and the latest answer's time.
+func TestLabelsSayWhichLabelsPeopleGave(t *testing.T) {
+	rows := Labels([]Answer{
+		{ClaimID: "b", Label: "supported", Reviewer: "ann", ReviewedAt: "2026-01-02T10:00:00Z"},
+		{ClaimID: "a", Label: "unsure", Reviewer: "ann"},
+		{ClaimID: "b", Label: "supported", Reviewer: "bob", ReviewedAt: "2026-01-03T10:00:00Z"},
+		{ClaimID: "c", Label: "supported", Reviewer: "ann"},
+		{ClaimID: "c", Label: "unsupported", Reviewer: "bob"},
+	})
+	require.Len(t, rows, 3)
+	assert.Equal(t, []string{"b", "a", "c"}, []string{rows[0].ClaimID, rows[1].ClaimID, rows[2].ClaimID})
+	for _, r := range rows {
+		assert.Equal(t, "human", r.Reviewer)
+	}
+	assert.Equal(t, "supported", *rows[0].HumanLabel)
+	assert.Nil(t, rows[0].Undecided)
+	assert.Equal(t, []string{"ann", "bob"}, rows[0].Reviewers)
+	assert.Equal(t, time.Date(2026, 1, 3, 10, 0, 0, 0, time.UTC).UnixMilli(), *rows[0].ReviewedAt, "the latest answer")
+	assert.Nil(t, rows[1].HumanLabel)
+	assert.Equal(t, "unsure", *rows[1].Undecided)
+	assert.Nil(t, rows[1].ReviewedAt, "no answer has a time")
+	assert.Nil(t, rows[2].HumanLabel)
+	assert.Equal(t, "reviewers disagree (a tie)", *rows[2].Undecided)
+	assert.Equal(t, []string{"supported", "unsupported"}, rows[2].Labels)
 }

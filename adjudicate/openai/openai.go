@@ -224,6 +224,7 @@ func (v *Verifier) judge(ctx context.Context, p adjudicate.Pair) (adjudicate.Ver
 	if resp.Usage != nil {
 		vd.Usage = *resp.Usage
 	}
+	vd.Usage.Calls, vd.Usage.Retries = 1, resp.Retries
 	var probs [3]float64
 	ok := false
 	if ch.Logprobs != nil {

@@ -142,6 +142,9 @@ type ChatResponse struct {
 	Model   string            `json:"model"`
 	Choices []ChatChoice      `json:"choices"`
 	Usage   *adjudicate.Usage `json:"usage"`
+	// Retries is how many times the request was retried before this
+	// answer (the client's count, not the server's).
+	Retries int `json:"-"`
 }
 
 // ErrNoContent is an answer without a first choice's message content.
@@ -152,9 +155,11 @@ var ErrNoContent = errors.New("the response has no message content")
 // body), so a key the server echoes in any encoding reaches no caller.
 func (c *Chat) Complete(ctx context.Context, req ChatRequest) (*ChatResponse, *ChatChoice, error) {
 	var resp ChatResponse
-	if err := c.PostJSON(ctx, "/chat/completions", req, &resp); err != nil {
+	retries, err := c.PostJSONCounted(ctx, "/chat/completions", req, &resp)
+	if err != nil {
 		return nil, nil, err
 	}
+	resp.Retries = retries
 	if len(resp.Choices) == 0 {
 		return &resp, nil, ErrNoContent
 	}

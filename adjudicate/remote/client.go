@@ -233,11 +233,30 @@ func (c *Client) PostJSON(ctx context.Context, path string, in, out any) error {
 	return c.do(ctx, http.MethodPost, path, body, out)
 }
 
+// PostJSONCounted is PostJSON that also says how many times the request
+// was retried (0 when the first attempt answered), for usage accounting.
+func (c *Client) PostJSONCounted(ctx context.Context, path string, in, out any) (retries int, err error) {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return 0, fmt.Errorf("encode request: %w", err)
+	}
+	err = c.doCounted(ctx, http.MethodPost, path, body, out, &retries)
+	return retries, err
+}
+
 func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {
+	var retries int
+	return c.doCounted(ctx, method, path, body, out, &retries)
+}
+
+// doCounted sends the request, retrying retryable failures, and counts
+// the retries in *retries.
+func (c *Client) doCounted(ctx context.Context, method, path string, body []byte, out any, retries *int) error {
 	target := c.target(path)
 	shown := redactURL(target)
 	var last error
 	for attempt := 0; ; attempt++ {
+		*retries = attempt
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -8,14 +8,15 @@
 #   records, confusion, calibration, risk_coverage and metrics is compared
 #   (exported as JSON lines), leaving out what differs by design between two
 #   executions: latency (latency_ms, the latency metrics), run_instance and
-#   started_at. Bootstrap interval endpoints are compared too: a change that
+#   started_at, decided_at; and the columns of schema version 6 (the claim's
+#   own fields, reviewer, evidence_tags), which an older binary does not write. Bootstrap interval endpoints are compared too: a change that
 #   moves them says so here.
 # Exits 1 naming the first set and table that differ.
 set -euo pipefail
 old=$1 new=$2 dir=$3
 shift 3
 mkdir -p "$dir"
-strip='del(.latency_ms, .run_instance, .started_at) | select((.metric // "") | test("latency") | not)'
+strip='del(.latency_ms, .run_instance, .started_at, .subject, .predicate, .object, .qualifiers, .timeframe, .modality, .polarity, .normalization, .reviewer, .decided_at, .evidence_tags) | select((.metric // "") | test("latency") | not)'
 status=0
 for set in "$@"; do
 	name=$(basename "$set")

@@ -123,7 +123,7 @@ func sameRecords(ts *testscript.TestScript, neg bool, args []string) {
 		return rs
 	}
 	uncalibrated := func(r *reports.Record) {
-		r.LatencyMS, r.RunInstance, r.StartedAt = 0, "", 0
+		r.LatencyMS, r.RunInstance, r.StartedAt, r.DecidedAt = 0, "", 0, 0
 		r.Temperature, r.Confidence, r.VerifierConfidence, r.Verdict, r.Action = 0, nil, nil, "", ""
 		r.PSupported, r.PUnsupported, r.PInsufficient = nil, nil, nil
 	}

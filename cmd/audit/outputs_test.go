@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,4 +111,51 @@ func TestOutputsRunLLMExtractorKeyNeverShown(t *testing.T) {
 		assert.NotContains(t, string(b), key)
 	}
 	assert.NotContains(t, stdout+stderr, key)
+}
+
+// The termination warnings of a run over outputs: each query's final
+// attempt carries them in outputs.parquet (the unsupported claims' texts
+// with UNSUPPORTED_CLAIMS), report.html shows them, and their rates gate.
+func TestTerminationWarningsGate(t *testing.T) {
+	demo := "../../benchdata/demo/"
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := runBackends(t, defaultBackends(), "run", "--log-level", "warn", "--corpus", demo+"corpus.jsonl", "--spans", demo+"spans.jsonl",
+		"--outputs", demo+"outputs.jsonl", "--out", out, "--fail-on", "query_unsupported_claims_rate>0.01,query_no_improvement_rate>1")
+	require.Equal(t, exitGate, code, stdout+stderr)
+	assert.Contains(t, stderr, "gate failed: ")
+	var s struct {
+		Gates []struct {
+			Gate   string `json:"gate"`
+			Failed bool   `json:"failed"`
+		} `json:"gates"`
+		Undefined map[string]string `json:"undefined"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Len(t, s.Gates, 2)
+	assert.True(t, s.Gates[0].Failed, "most queries end with material claims unsupported")
+	assert.Equal(t, "no query was revised (no query has a second attempt)", s.Undefined["query_no_improvement_rate"],
+		"the demo's outputs are first attempts: a gate over the rate fails as undefined, saying why")
+	rows, err := reports.ReadParquet[reports.OutputRow](filepath.Join(out, "outputs.parquet"))
+	require.NoError(t, err)
+	warned := 0
+	for _, r := range rows {
+		if len(r.TerminationWarnings) == 0 {
+			assert.Empty(t, r.UnsupportedClaims, r.OutputID)
+			continue
+		}
+		warned++
+		for _, w := range r.TerminationWarnings {
+			assert.Contains(t, []string{"NO_IMPROVEMENT", "UNSUPPORTED_CLAIMS"}, w)
+		}
+		if slices.Contains(r.TerminationWarnings, "UNSUPPORTED_CLAIMS") {
+			assert.NotEmpty(t, r.UnsupportedClaims, r.OutputID)
+		}
+	}
+	require.Positive(t, warned)
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "warnings: ")
+	assert.Contains(t, string(html), "UNSUPPORTED_CLAIMS")
 }

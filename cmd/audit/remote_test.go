@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/claimaudit/claimaudit/adjudicate/remote/remotetest"
@@ -298,4 +300,73 @@ func TestTritonMetadataMismatchExit2(t *testing.T) {
 	assert.Contains(t, stderr, "input input_ids has data type FP32, want INT64 or INT32")
 	assert.Zero(t, tr.Rows.Load(), "no claim was sent")
 	assert.Equal(t, int64(1), tr.Requests.Load(), "only the metadata was read")
+}
+
+// A remote judge's usage reaches the records (tokens in and out, calls,
+// retries, cost at the given prices) and is summed in summary.json; a
+// retried request counts its retries.
+func TestOpenAIUsageInRecordsAndSummary(t *testing.T) {
+	d := subset(t, 24)
+	judge := remotetest.NewOpenAI("judge-7b", oracleJudge(d.goldOf))
+	var faults atomic.Int64
+	judge.SetFault(func(w http.ResponseWriter, r *http.Request, n int64, _ []byte) bool {
+		if r.Method != http.MethodPost || n%7 != 3 {
+			return false
+		}
+		faults.Add(1)
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+		return true
+	})
+	srv := httptest.NewServer(judge)
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "usage")
+	args := d.args(out, "--verifier", "openai", "--endpoint", srv.URL+"/v1", "--model", "judge-7b", "--max-retries", "2", "--rules", "none",
+		"--price-input", "2", "--price-output", "6")
+	code, _, stderr := runBackends(t, defaultBackends(), args...)
+	require.Equal(t, exitOK, code, stderr)
+	recs, _ := readRun(t, out)
+	require.Len(t, recs, 24)
+	var want reports.Usage
+	cost := 0.0
+	for _, r := range recs {
+		require.NotNil(t, r.Calls, r.ClaimID)
+		assert.Equal(t, int64(1), *r.Calls)
+		assert.Positive(t, *r.TokensIn)
+		assert.Positive(t, *r.TokensOut)
+		require.NotNil(t, r.Cost)
+		assert.InDelta(t, (float64(*r.TokensIn)*2+float64(*r.TokensOut)*6)/1e6, *r.Cost, 1e-15)
+		want.Add(&r)
+		cost += *r.Cost
+	}
+	assert.Positive(t, faults.Load(), "some requests failed once")
+	assert.Equal(t, faults.Load(), want.Retries, "every failed request was retried once, and counted")
+	var s struct {
+		Usage reports.UsageSummary `json:"usage"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &s))
+	u := s.Usage
+	assert.Equal(t, [4]int64{want.TokensIn, want.TokensOut, 24, want.Retries}, [4]int64{u.Verifier.TokensIn, u.Verifier.TokensOut, u.Verifier.Calls, u.Verifier.Retries})
+	require.NotNil(t, u.Cost)
+	assert.InDelta(t, cost, *u.Cost, 1e-12)
+	assert.Nil(t, u.Extractor, "claims, not outputs: nothing extracted")
+
+	// Without prices the tokens are counted and the cost is null; the
+	// prices go together.
+	out2 := filepath.Join(t.TempDir(), "noprice")
+	judge.SetFault(nil)
+	code, _, stderr = runBackends(t, defaultBackends(), d.args(out2, "--verifier", "openai", "--endpoint", srv.URL+"/v1", "--model", "judge-7b", "--rules", "none")...)
+	require.Equal(t, exitOK, code, stderr)
+	recs, _ = readRun(t, out2)
+	for _, r := range recs {
+		assert.Nil(t, r.Cost)
+		assert.NotNil(t, r.TokensIn)
+	}
+	b, err = os.ReadFile(filepath.Join(out2, "summary.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"cost": null`)
+	code, _, stderr = runBackends(t, defaultBackends(), d.args(filepath.Join(t.TempDir(), "half"), "--price-input", "2")...)
+	assert.Equal(t, exitInput, code)
+	assert.Contains(t, stderr, "--price-input and --price-output go together")
 }

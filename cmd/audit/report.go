@@ -199,6 +199,7 @@ func (c *reportCmd) input(cmd *cobra.Command, files []string) (reports.Input, er
 			return in, &exitError{code: exitInput, err: err}
 		}
 		in.RunID, in.Outcomes, in.Temperatures, in.Seed, in.Errors = sh.RunID, sh.Outcomes, sh.Temperatures, c.seed, sh.Errors()
+		in.Usage = reports.NewUsageSummary(sh.Usage, nil, reports.Prices{})
 		in.CrossFit = metrics.CrossFit(sh.Outcomes, metrics.CrossFitOptions{K: c.folds, Seed: c.seed, Min: c.minCal})
 		// A report over one run's records belongs to that execution.
 		if inst, ok := sh.Instance(); ok {
@@ -217,6 +218,7 @@ func (c *reportCmd) input(cmd *cobra.Command, files []string) (reports.Input, er
 			}
 		}
 		in.RunID, in.Outcomes, in.Temperatures, in.CrossFit, in.Seed = m.RunID, m.Outcomes, m.Temperatures, m.CrossFit, s.Seed
+		in.Usage = reports.NewUsageSummary(m.Usage, nil, reports.Prices{})
 		c.e.log.Info("merged shards", "shards", m.Shards, "claims", len(m.Outcomes), "calibration", s.Calibrate)
 	}
 	if in.Instance.ID == "" {

@@ -186,6 +186,9 @@ func (c *reviewCmd) importAnswers(cmd *cobra.Command) error {
 	if err := f.Commit(); err != nil {
 		return err
 	}
+	if err := review.WriteLabels(c.queue, q.Plan.RunID, a.List); err != nil {
+		return err
+	}
 	reviewers := map[string]bool{}
 	claims := map[string]bool{}
 	for _, an := range a.List {

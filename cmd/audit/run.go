@@ -118,6 +118,8 @@ type runCmd struct {
 	numericEffect string
 	tempFrom      string
 	rules         ruleFlags
+	// priceIn, priceOut: --price-input, --price-output (per million tokens).
+	priceIn, priceOut float64
 
 	shard  string
 	shards int
@@ -171,6 +173,8 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.Evidence, "evidence", claims.EvidenceCorpus, "where a claim's evidence comes from: corpus (BM25 over the whole corpus, cited passages first), cited (only the spans and whole documents it cites, every chunk verified; a claim citing nothing is insufficient, flagged uncited) or cited-or-corpus (cited, and retrieval for a claim citing nothing, flagged); a claim's own evidence field overrides it")
 	f.IntVar(&o.BatchSize, "batch-size", 0, "claims per verifier call (default: the verifier's preference)")
 	f.IntVar(&o.Workers, "workers", 1, "concurrent verifier calls")
+	f.Float64Var(&r.priceIn, "price-input", 0, "cost of a million input (prompt) tokens of a remote judge or LLM extractor, in your currency: the records' cost and summary.json's usage.cost (null without it); give --price-output too")
+	f.Float64Var(&r.priceOut, "price-output", 0, "cost of a million output (completion) tokens; with --price-input")
 	f.Float64Var(&o.AbstainBelow, "abstain-below", 0, "abstain when the calibrated confidence is below this")
 	f.Float64Var(&o.MinRetrievalScore, "min-retrieval-score", 0, "abstain when the best (uncited) passage's BM25 score is below this")
 	f.StringVar(&o.Calibrate, "calibrate", "auto", "temperature scaling: auto, off or fixed")
@@ -209,6 +213,9 @@ func (r *runCmd) check(cmd *cobra.Command) error {
 		return err
 	}
 	if err := r.checkDecisions(); err != nil {
+		return err
+	}
+	if err := r.checkPrices(cmd); err != nil {
 		return err
 	}
 	if err := r.checkSharding(); err != nil {
@@ -280,6 +287,25 @@ func (r *runCmd) checkCalibration(cmd *cobra.Command) error {
 	default:
 		return usageErrorf("--calibrate %q is not auto, off or fixed", o.Calibrate)
 	}
+	return nil
+}
+
+// checkPrices sets the token prices: both or neither, each a finite
+// number >= 0.
+func (r *runCmd) checkPrices(cmd *cobra.Command) error {
+	in, out := cmd.Flags().Changed("price-input"), cmd.Flags().Changed("price-output")
+	if in != out {
+		return usageErrorf("--price-input and --price-output go together (a cost needs both)")
+	}
+	if !in {
+		return nil
+	}
+	for _, p := range []float64{r.priceIn, r.priceOut} {
+		if !(p >= 0) || math.IsInf(p, 0) { // NaN too
+			return usageErrorf("--price-input %v, --price-output %v: prices are numbers >= 0", r.priceIn, r.priceOut)
+		}
+	}
+	r.o.Prices = reports.Prices{InputPerM: &r.priceIn, OutputPerM: &r.priceOut}
 	return nil
 }
 

@@ -25,7 +25,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
+	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/remote"
 	"github.com/claimaudit/claimaudit/outdir"
 	"github.com/claimaudit/claimaudit/userfile"
@@ -67,6 +69,33 @@ type Options struct {
 type Extractor struct {
 	c *remote.Chat
 	o Options
+
+	mu    sync.Mutex
+	usage adjudicate.Usage // what the calls made so far spent (Usage)
+}
+
+// Usage is what the extractor's calls have spent so far: the server's
+// token counts, the calls answered and their retries (a cached answer
+// costs nothing). Safe for concurrent use.
+func (e *Extractor) Usage() adjudicate.Usage {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.usage
+}
+
+// count adds one answered call to the usage.
+func (e *Extractor) count(resp *remote.ChatResponse) {
+	if resp == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.usage.Calls++
+	e.usage.Retries += resp.Retries
+	if u := resp.Usage; u != nil {
+		e.usage.PromptTokens += u.PromptTokens
+		e.usage.CompletionTokens += u.CompletionTokens
+	}
 }
 
 // New checks the options and makes the extractor. It sends nothing.
@@ -111,7 +140,8 @@ func (e *Extractor) Facts(ctx context.Context, text, query string) ([]string, er
 	}
 	req := remote.ChatRequest{Model: e.o.Model, Messages: []remote.ChatMessage{{Role: "user", Content: prompt}}, MaxTokens: e.o.MaxTokens,
 		Temperature: 0, Seed: Seed, ResponseFormat: map[string]string{"type": "json_object"}}
-	_, ch, err := e.c.Complete(ctx, req)
+	resp, ch, err := e.c.Complete(ctx, req)
+	e.count(resp) // an answer was paid for, usable or not
 	if errors.Is(err, remote.ErrNoContent) {
 		return nil, fmt.Errorf("%w: the response has no choice", ErrMalformed)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/adjudicate/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -199,4 +200,28 @@ func assertNoKey(t *testing.T, dir string) {
 		return err
 	}))
 	require.Positive(t, n, "something was written to check")
+}
+
+// The extractor counts what its calls spent: the server's tokens, the
+// calls answered and their retries; a cached answer costs nothing.
+func TestUsageCounted(t *testing.T) {
+	var n atomic.Int64
+	srv := newServer(t, func(w http.ResponseWriter, _ string) {
+		if n.Add(1) == 1 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{
+			"message": map[string]any{"role": "assistant", "content": `{"facts": ["Oslo is in Norway."]}`}, "finish_reason": "stop"}},
+			"usage": map[string]int{"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129}})
+	})
+	e := newExtractor(t, srv.url, t.TempDir(), 5*time.Second)
+	for range 2 {
+		_, err := e.Facts(context.Background(), "Oslo is in Norway.", "")
+		require.NoError(t, err)
+	}
+	_, err := e.Facts(context.Background(), "Bergen is in Norway.", "")
+	require.NoError(t, err)
+	assert.Equal(t, adjudicate.Usage{PromptTokens: 240, CompletionTokens: 18, Calls: 2, Retries: 1}, e.Usage(),
+		"two answered calls (the second text's once), one retry, the cached repeat free")
 }
