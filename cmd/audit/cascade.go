@@ -25,7 +25,9 @@ func newCascadeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cascade",
 		Short: "Fit the band of the cascade verifier (audit run --verifier cascade)",
-		Args:  cobra.NoArgs,
+		Example: `  audit cascade fit --set covid=lex-covid,onnx-covid --set facts=lex-facts,onnx-facts --out models/my-model/cascade.json
+  audit cascade fit --set covid=lex-covid,onnx-covid --set facts=lex-facts,onnx-facts --tolerance 0.01 --passages 2 --out band.json`,
+		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newCascadeFitCmd(e))
 	return cmd
