@@ -196,6 +196,20 @@ func (o *Options) calibrateScores(prelim []metrics.Score) calibration {
 
 // writeRecords decides every claim at its temperature and writes
 // records.parquet; the metrics outcomes come from the same decisions.
+// afterDecision adds what the claim's evidence scope did to the decision's
+// flags and infers an undeclared type — after the decision, which reads the
+// claim as given — for the slices and the record; it says whether it did.
+func afterDecision(v *verified, d *decision) bool {
+	if len(v.EvidenceFlags) > 0 {
+		d.flags = append(append([]string(nil), d.flags...), v.EvidenceFlags...)
+	}
+	inferred := v.Claim.Type == ""
+	if inferred {
+		v.Claim.Type = extract.InferType(&v.Claim)
+	}
+	return inferred
+}
+
 func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, res *Result, total int) ([]metrics.Outcome, error) {
 	w, err := reports.NewParquetWriter[reports.Record](filepath.Join(o.WriteDir, "records.parquet"), reports.Meta{RunID: res.RunID, ToolVersion: o.ToolVersion, Instance: o.Instance})
 	if err != nil {
@@ -224,15 +238,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 			return err
 		}
 		d := o.withRules(v, o.withNumeric(v, o.decide(v, cal.temp(i)), fc), fc, docs)
-		if len(v.EvidenceFlags) > 0 {
-			d.flags = append(append([]string(nil), d.flags...), v.EvidenceFlags...)
-		}
-		// An undeclared type is inferred after the decision (which reads
-		// the claim as given), for the slices and the record.
-		inferred := v.Claim.Type == ""
-		if inferred {
-			v.Claim.Type = extract.InferType(&v.Claim)
-		}
+		inferred := afterDecision(&v, &d)
 		if d.fallback {
 			res.Errors-- // decided by the fallback verifier: no longer an error
 			res.Fallbacks++
