@@ -34,7 +34,9 @@ func variedRecords(seed uint64, first, n int) []Record {
 			r.LogitSupported, r.LogitUnsupp, r.LogitInsuff = f(rng.NormFloat64()), f(rng.NormFloat64()), f(rng.NormFloat64())
 			r.Confidence = f(rng.Float64())
 		}
-		if rng.IntN(4) == 0 {
+		if r.LogitSupported == nil {
+			r.Abstained, r.AbstainReason = true, str("error")
+		} else if rng.IntN(4) == 0 {
 			r.Abstained, r.AbstainReason = true, str([]string{"low_confidence", "no_evidence"}[rng.IntN(2)])
 		} else {
 			p := labels[rng.IntN(3)]
