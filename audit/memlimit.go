@@ -45,3 +45,8 @@ func heapLimit() (restore func()) {
 	old := debug.SetMemoryLimit(int64(min(limit, 1<<62)))
 	return func() { debug.SetMemoryLimit(old) }
 }
+
+// HeapLimit is heapLimit for a command that computes the reports from
+// outcomes it read (audit report): the returned function puts the
+// previous limit back.
+func HeapLimit() (restore func()) { return heapLimit() }

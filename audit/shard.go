@@ -82,30 +82,28 @@ var ErrNotShards = errors.New("not shards of a run")
 // depend on the calibrated confidence — the low_confidence abstention and,
 // through it, the numeric override — are taken again. It returns
 // ErrNotShards when no file comes from a shard.
-func MergeShards(files []string) (*Merged, error) {
+func MergeShards(files []string, sliceBy []string) (*Merged, error) {
 	run, err := shardManifest(files)
-	if err != nil {
-		return nil, err
-	}
-	sh, recs, err := readShards(files)
 	if err != nil {
 		return nil, err
 	}
 	s := *run.Settings
 	o := Options{AbstainBelow: s.AbstainBelow, NumericEffect: lint.NumericEffect(s.NumericEffect), Calibrate: s.Calibrate,
 		Temperature: s.Temperature, ECEThreshold: s.ECEThreshold, Seed: s.Seed, Folds: s.Folds, MinCalibration: s.MinCalibration}
-	prelim := make([]metrics.Outcome, len(recs))
-	for i, r := range recs {
-		prelim[i] = reports.OutcomeOf(r)
+	sh, prelim, ds, err := readShards(files, reports.ReadOptions{SliceBy: sliceBy, Folds: o.Folds, Seed: o.Seed})
+	if err != nil {
+		return nil, err
 	}
 	cal := o.calibrateScores(metrics.ScoresOf(prelim, o.Folds, o.Seed))
 	m := &Merged{Usage: sh.Usage, RunID: sh.RunID, Temperatures: cal.temps, CrossFit: cal.result.CrossFit, Settings: s, Shards: run.Shard.Count,
-		Outcomes: make([]metrics.Outcome, len(recs))}
-	for i, r := range recs {
-		if r.DecidedBy != nil && *r.DecidedBy == rules.DecidedBy(rules.Fallback) {
-			m.Outcomes[i] = prelim[i] // the fallback verifier's verdict, at T = 1 as in a run
-			continue
+		Outcomes: prelim}
+	for i := range prelim {
+		if ds[i].fallback {
+			continue // the fallback verifier's verdict, at T = 1 as in a run
 		}
+		r := ds[i].record()
+		// prelim[i] is read before it is replaced: the outcomes are
+		// re-decided in place.
 		m.Outcomes[i] = replayRules(r, o.redecide(r, prelim[i], cal.temp(i)), cal.temp(i), s)
 	}
 	return m, nil
@@ -164,25 +162,112 @@ func shardManifest(files []string) (*reports.Manifest, error) {
 	return run, nil
 }
 
-// readShards reads every shard's records, put back in claims-file order
-// (claim_index). Shards.Add checks each file (one run id, no claim twice,
-// records metrics can use); the records themselves are kept to re-decide.
-func readShards(files []string) (*reports.Shards, []reports.Record, error) {
-	sh := &reports.Shards{}
-	ids := map[string]string{}
-	var recs []reports.Record
-	for _, f := range files {
-		rs, err := reports.ReadParquet[reports.Record](f)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := sh.Add(f, rs, ids); err != nil {
-			return nil, nil, err
-		}
-		recs = append(recs, rs...)
+// decisionFields are the columns of a shard's record that its decision
+// is taken again from (redecide, replayRules), the strings interned: a
+// merge holds them for every claim.
+type decisionFields struct {
+	abstainReason, numericCheck, rule, ruleLabel, verifierLabel *string
+	flags                                                       []string
+	evidence, fallback                                          bool
+}
+
+// oneEvidence stands for a record's non-empty evidence list (the
+// re-decision reads only whether there is one).
+var oneEvidence = []reports.Evidence{{}}
+
+// record is the part of the record redecide and replayRules read.
+func (d *decisionFields) record() reports.Record {
+	r := reports.Record{AbstainReason: d.abstainReason, NumericCheck: d.numericCheck, Rule: d.rule, RuleLabel: d.ruleLabel,
+		VerifierLabel: d.verifierLabel, Flags: d.flags}
+	if d.evidence {
+		r.Evidence = oneEvidence
 	}
-	slices.SortStableFunc(recs, func(a, b reports.Record) int { return cmp.Compare(a.ClaimIndex, b.ClaimIndex) })
-	return sh, recs, nil
+	return r
+}
+
+// fieldInterner holds one copy of each small string (and flag list) the
+// merge keeps per claim.
+type fieldInterner struct {
+	strs  map[string]*string
+	flags map[string][]string
+}
+
+func (in *fieldInterner) str(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	if q, ok := in.strs[*p]; ok {
+		return q
+	}
+	in.strs[*p] = p
+	return p
+}
+
+func (in *fieldInterner) list(fs []string) []string {
+	if len(fs) == 0 {
+		return nil
+	}
+	k := strings.Join(fs, "\x00")
+	if l, ok := in.flags[k]; ok {
+		return l
+	}
+	in.flags[k] = fs
+	return fs
+}
+
+// readShards streams every shard's records (reports.ScanRecords: the
+// columns the metrics and the re-decision read) into outcomes and the
+// fields their decisions are taken again from, put back in claims-file
+// order (claim_index). reports.Shards' rules check each record (one run
+// id, no claim twice, records metrics can use).
+func readShards(files []string, ro reports.ReadOptions) (*reports.Shards, []metrics.Outcome, []decisionFields, error) {
+	sh := &reports.Shards{}
+	var (
+		outs  []metrics.Outcome
+		ds    []decisionFields
+		index []int64
+	)
+	in := &fieldInterner{strs: map[string]*string{}, flags: map[string][]string{}}
+	err := sh.Scan(files, ro, func(_ reports.RecordAt, r reports.Record, out metrics.Outcome) {
+		sh.Usage.Add(&r)
+		outs = append(outs, out)
+		index = append(index, r.ClaimIndex)
+		ds = append(ds, decisionFields{abstainReason: in.str(r.AbstainReason), numericCheck: in.str(r.NumericCheck),
+			rule: in.str(r.Rule), ruleLabel: in.str(r.RuleLabel), verifierLabel: in.str(r.VerifierLabel), flags: in.list(r.Flags),
+			evidence: len(r.Evidence) > 0, fallback: r.DecidedBy != nil && *r.DecidedBy == rules.DecidedBy(rules.Fallback)})
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// The order by claim index (stable: files in the order given), applied
+	// in place.
+	perm := make([]int32, len(outs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortStableFunc(perm, func(a, b int32) int { return cmp.Compare(index[a], index[b]) })
+	index = nil
+	permute(perm, func(i, j int) {
+		outs[i], outs[j] = outs[j], outs[i]
+		ds[i], ds[j] = ds[j], ds[i]
+	})
+	return sh, outs, ds, nil
+}
+
+// permute reorders a sequence in place so that position i holds what was
+// at perm[i], by swaps (perm is consumed).
+func permute(perm []int32, swap func(i, j int)) {
+	for i := range perm {
+		// Follow the cycle through i: each step puts one element home.
+		j := i
+		for int(perm[j]) != i {
+			k := int(perm[j])
+			swap(j, k)
+			perm[j] = int32(j)
+			j = k
+		}
+		perm[j] = int32(j)
+	}
 }
 
 // redecide takes again, at temperature t, the decisions of a record

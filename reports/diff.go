@@ -17,21 +17,50 @@ import (
 	"github.com/claimaudit/claimaudit/userfile"
 )
 
-// Run is one side of a comparison: its records and, when found, its
-// manifest.
+// Run is one side of a comparison: its records, read as the outcomes
+// the comparison needs (a compact row per claim, not the records), and,
+// when found, its manifest.
 type Run struct {
-	Path     string // what the user named: a folder or a records file
-	Records  []Record
+	Path     string    // what the user named: a folder or a records file
 	Manifest *Manifest // nil when there is no manifest.json beside the records
 	// Temperature is the run's T as its summary.json gives it (the
 	// full-data T when cross-fitted); nil without a summary.json.
 	Temperature *float64
+
+	files []string
+	rows  runRows
 }
+
+// runRows are a run's claims, one entry per record in the files' order:
+// its outcome (claim id included), temperature, gold label (interned), and
+// where its record is (to read it whole for the html page).
+type runRows struct {
+	runID, verifier string
+	outs            []metrics.Outcome
+	temps           []float64
+	gold            []*string
+	at              []RecordAt
+}
+
+func (r *runRows) swap(i, j int) {
+	r.outs[i], r.outs[j] = r.outs[j], r.outs[i]
+	r.temps[i], r.temps[j] = r.temps[j], r.temps[i]
+	r.gold[i], r.gold[j] = r.gold[j], r.gold[i]
+	r.at[i], r.at[j] = r.at[j], r.at[i]
+}
+
+func (r *runRows) truncate(n int) {
+	r.outs, r.temps, r.gold, r.at = r.outs[:n], r.temps[:n], r.gold[:n], r.at[:n]
+}
+
+// Claims is how many records the run has.
+func (r *Run) Claims() int { return len(r.rows.outs) }
 
 // LoadRun reads a run from an output folder (records.parquet and
 // manifest.json in it; for a folder `audit report` wrote, the records
 // files its manifest names) or a records file (manifest.json beside it, if
-// any).
+// any). The records are streamed (ScanRecords: the columns the metrics
+// read) into a compact row per claim.
 func LoadRun(path string) (*Run, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -61,14 +90,55 @@ func LoadRun(path string) (*Run, error) {
 	if _, err := os.Stat(files[0]); err != nil && st.IsDir() && r.Manifest != nil && len(r.Manifest.Records) > 0 {
 		files = r.Manifest.Records
 	}
-	for _, f := range files {
-		rs, err := ReadParquet[Record](f)
+	r.files = files
+	src, gold := interner{}, map[string]*string{}
+	for fi, f := range files {
+		err := ScanRecords(f, false, func(row int64, rec Record) error {
+			rs := &r.rows
+			if len(rs.outs) == 0 {
+				rs.runID, rs.verifier = rec.RunID, rec.Verifier
+			}
+			out := OutcomeOf(rec)
+			out.Source = src.of(out.Source)
+			g := rec.GoldLabel
+			if g != nil {
+				if p, ok := gold[*g]; ok {
+					g = p
+				} else {
+					gold[*g] = g
+				}
+			}
+			rs.outs, rs.temps, rs.gold = append(rs.outs, out), append(rs.temps, rec.Temperature), append(rs.gold, g)
+			rs.at = append(rs.at, RecordAt{File: fi, Row: row})
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		r.Records = append(r.Records, rs...)
 	}
 	return r, nil
+}
+
+// records reads the run's records at rows whole.
+func (r *Run) records(at []RecordAt) ([]Record, error) {
+	out := make([]Record, len(at))
+	for fi, f := range r.files {
+		var rows []int64
+		var idx []int
+		for i, a := range at {
+			if a.File == fi {
+				rows, idx = append(rows, a.Row), append(idx, i)
+			}
+		}
+		recs, err := ReadRecordsAt(f, rows)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range idx {
+			out[i] = recs[k]
+		}
+	}
+	return out, nil
 }
 
 // ErrNoSharedClaims: two runs with no claim in common cannot be compared.
@@ -153,47 +223,42 @@ func Compare(a, b *Run, opts CompareOptions) (*Comparison, error) {
 	if opts.Stage == "" {
 		opts.Stage = StageCalibrated
 	}
-	byID := make(map[string]int, len(b.Records))
-	for i, r := range b.Records {
-		byID[r.ClaimID] = i
+	na, nb := a.Claims(), b.Claims()
+	ra, rb, err := pair(a, b)
+	if err != nil {
+		return nil, err
 	}
-	var ra, rb []Record
-	inA := make(map[string]bool, len(a.Records))
-	for _, r := range a.Records {
-		inA[r.ClaimID] = true
-		if j, ok := byID[r.ClaimID]; ok {
-			ra, rb = append(ra, r), append(rb, b.Records[j])
-		}
-	}
-	c := &Comparison{A: a.Path, B: b.Path, Stage: opts.Stage, OnlyA: len(a.Records) - len(ra), OnlyB: len(b.Records) - len(rb),
+	c := &Comparison{A: a.Path, B: b.Path, Stage: opts.Stage, OnlyA: na - len(ra.outs), OnlyB: nb - len(rb.outs),
 		Transitions: []Transition{}, Warnings: []string{}}
-	if len(ra) == 0 {
-		return nil, fmt.Errorf("%w: %s has %d claims, %s has %d, none with the same claim_id", ErrNoSharedClaims, a.Path, len(a.Records), b.Path, len(b.Records))
+	if len(ra.outs) == 0 {
+		return nil, fmt.Errorf("%w: %s has %d claims, %s has %d, none with the same claim_id", ErrNoSharedClaims, a.Path, na, b.Path, nb)
 	}
-	c.RunA, c.RunB = ra[0].RunID, rb[0].RunID
+	c.RunA, c.RunB = ra.runID, rb.runID
 	if d := inputDifferences(a.Manifest, b.Manifest); len(d) > 0 && !opts.AllowDifferentInputs {
 		return nil, fmt.Errorf("%w: %s; these are not two runs on the same claims (give --allow-different-inputs to pair them by claim id all the same)",
 			ErrDifferentInputs, strings.Join(d, "; "))
 	}
 	c.Warnings = differences(a, b, ra, rb)
 	if c.OnlyA > 0 || c.OnlyB > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("the runs share %d claims: %d only in A and %d only in B are left out", len(ra), c.OnlyA, c.OnlyB))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the runs share %d claims: %d only in A and %d only in B are left out", len(ra.outs), c.OnlyA, c.OnlyB))
 	}
 
-	oa, ob := make([]metrics.Outcome, len(ra)), make([]metrics.Outcome, len(rb))
-	ta, tb := make([]float64, len(ra)), make([]float64, len(rb))
-	for i := range ra {
-		oa[i], ob[i] = OutcomeOf(ra[i]), OutcomeOf(rb[i])
+	oa, ob := ra.outs, rb.outs
+	for i := range oa {
 		// Slices and gold are the claim's: B's, in both, so a slice holds
 		// the same claims on either side.
 		oa[i].Gold, oa[i].Type, oa[i].Source, oa[i].Importance = ob[i].Gold, ob[i].Type, ob[i].Source, ob[i].Importance
-		ta[i], tb[i] = ra[i].Temperature, rb[i].Temperature
 	}
 	if opts.Stage == StageCalibrated {
-		oa, ob = metrics.Scaled(oa, ta), metrics.Scaled(ob, tb)
+		scale(oa, ra.temps)
+		scale(ob, rb.temps)
 	}
 
-	c.changed = collectChanged(ra, rb, oa, ob)
+	changed, err := collectChanged(a, b, ra, rb)
+	if err != nil {
+		return nil, err
+	}
+	c.changed = changed
 	trans := map[[2]string]int{}
 	for i := range oa {
 		trans[[2]string{decisionName(oa[i]), decisionName(ob[i])}]++
@@ -232,7 +297,7 @@ func Compare(a, b *Run, opts CompareOptions) (*Comparison, error) {
 			va, vb := m.Value, eb.Metrics[i].Value
 			if m.Name == "temperature" {
 				// Evaluate saw logits already scaled (T = 1): the runs' own T.
-				va, vb = runTemperature(a, ra, opts.Stage), runTemperature(b, rb, opts.Stage)
+				va, vb = runTemperature(a, ra.temps, opts.Stage), runTemperature(b, rb.temps, opts.Stage)
 			}
 			row := DeltaRow{Metric: m.Name, Slice: sl.Name, A: fp(va), B: fp(vb), Delta: fp(vb - va)}
 			if iv, ok := ci[m.Name]; ok && row.Delta != nil {
@@ -246,6 +311,104 @@ func Compare(a, b *Run, opts CompareOptions) (*Comparison, error) {
 		}
 	}
 	return c, nil
+}
+
+// pair puts the claims of a and b that share a claim id side by side, in
+// A's order (a claim id twice in B pairs with its last record), in place:
+// the rows of each run are reordered and cut to the shared claims, and
+// their claim ids dropped once paired.
+func pair(a, b *Run) (ra, rb *runRows, err error) {
+	ra, rb = &a.rows, &b.rows
+	byID := make(map[string]int32, len(rb.outs))
+	for i := range rb.outs {
+		byID[rb.outs[i].ID] = int32(i)
+	}
+	// perm[k] is the B row of the k-th shared claim; B's rows not shared
+	// follow in any order.
+	perm := make([]int32, 0, len(rb.outs))
+	used := make([]bool, len(rb.outs))
+	for i := range ra.outs {
+		j, ok := byID[ra.outs[i].ID]
+		if !ok {
+			continue
+		}
+		if used[j] {
+			// A claim twice in A pairs twice with one B row: copy it.
+			return pairWithRepeats(a, b)
+		}
+		used[j] = true
+		perm = append(perm, j)
+	}
+	k := 0
+	for i := range ra.outs {
+		if _, ok := byID[ra.outs[i].ID]; ok {
+			ra.swap(k, i)
+			k++
+		}
+	}
+	byID = nil
+	for j := range used {
+		if !used[j] {
+			perm = append(perm, int32(j))
+		}
+	}
+	permuteInPlace(perm, rb.swap)
+	ra.truncate(k)
+	rb.truncate(k)
+	for i := range ra.outs {
+		ra.outs[i].ID, rb.outs[i].ID = "", ""
+	}
+	return ra, rb, nil
+}
+
+// pairWithRepeats is pair for a run A that holds a claim id twice (a
+// merge of overlapping files): B's rows are copied per pair.
+func pairWithRepeats(a, b *Run) (ra, rb *runRows, err error) {
+	byID := make(map[string]int, len(b.rows.outs))
+	for i := range b.rows.outs {
+		byID[b.rows.outs[i].ID] = i
+	}
+	ra, rb = &runRows{runID: a.rows.runID, verifier: a.rows.verifier}, &runRows{runID: b.rows.runID, verifier: b.rows.verifier}
+	for i := range a.rows.outs {
+		if j, ok := byID[a.rows.outs[i].ID]; ok {
+			for _, x := range []struct {
+				to   *runRows
+				from *runRows
+				i    int
+			}{{ra, &a.rows, i}, {rb, &b.rows, j}} {
+				x.to.outs, x.to.temps = append(x.to.outs, x.from.outs[x.i]), append(x.to.temps, x.from.temps[x.i])
+				x.to.gold, x.to.at = append(x.to.gold, x.from.gold[x.i]), append(x.to.at, x.from.at[x.i])
+			}
+		}
+	}
+	return ra, rb, nil
+}
+
+// permuteInPlace reorders a sequence in place so that position i holds what was
+// at perm[i], by swaps (perm is consumed).
+func permuteInPlace(perm []int32, swap func(i, j int)) {
+	for i := range perm {
+		j := i
+		for int(perm[j]) != i {
+			k := int(perm[j])
+			swap(j, k)
+			perm[j] = int32(j)
+			j = k
+		}
+		perm[j] = int32(j)
+	}
+}
+
+// scale divides each scored outcome's logits by its temperature, in place
+// (metrics.Scaled without the copy).
+func scale(outs []metrics.Outcome, temps []float64) {
+	for i := range outs {
+		if outs[i].Scored && temps[i] != 1 {
+			for k := range outs[i].Logits {
+				outs[i].Logits[k] /= temps[i]
+			}
+		}
+	}
 }
 
 // abstentionMetric: metrics that move only with abstentions.
@@ -275,16 +438,16 @@ func abstentionMcNemar(a, b []metrics.Outcome) float64 {
 // runTemperature is a run's temperature for the stage: 1 raw; calibrated,
 // its summary.json's T, else the one T every record holds, else undefined
 // (per-claim temperatures and no summary).
-func runTemperature(r *Run, recs []Record, stage string) float64 {
+func runTemperature(r *Run, temps []float64, stage string) float64 {
 	if stage == StageRaw {
 		return 1
 	}
 	if r.Temperature != nil {
 		return *r.Temperature
 	}
-	t := recs[0].Temperature
-	for _, x := range recs {
-		if x.Temperature != t {
+	t := temps[0]
+	for _, x := range temps {
+		if x != t {
 			return math.NaN()
 		}
 	}
@@ -345,7 +508,7 @@ func pairedCounts(slice string, a, b []metrics.Outcome) DiffCountsRow {
 
 // differences names what differs between two runs that should be
 // comparable: inputs (by hash), verifier, settings, gold labels.
-func differences(a, b *Run, ra, rb []Record) []string {
+func differences(a, b *Run, ra, rb *runRows) []string {
 	var w []string
 	ma, mb := a.Manifest, b.Manifest
 	if ma == nil || mb == nil {
@@ -401,13 +564,13 @@ func differences(a, b *Run, ra, rb []Record) []string {
 		}
 	}
 	if ma == nil || mb == nil {
-		if ra[0].Verifier != rb[0].Verifier {
-			w = append(w, fmt.Sprintf("verifier differs: %s in A, %s in B", ra[0].Verifier, rb[0].Verifier))
+		if ra.verifier != rb.verifier {
+			w = append(w, fmt.Sprintf("verifier differs: %s in A, %s in B", ra.verifier, rb.verifier))
 		}
 	}
 	gold := 0
-	for i := range ra {
-		if !reflect.DeepEqual(ra[i].GoldLabel, rb[i].GoldLabel) {
+	for i := range ra.gold {
+		if !reflect.DeepEqual(ra.gold[i], rb.gold[i]) {
 			gold++
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/metrics"
@@ -369,22 +370,55 @@ func passageOf(r Record) string {
 type changedPair struct {
 	a, b  Record
 	fixed bool
+	index int // the shared claim's position, in A's order
 }
 
 // collectChanged keeps the shared, labelled claims whose correctness
-// changed (over all slices), by the outcomes pairedCounts counts.
-func collectChanged(ra, rb []Record, oa, ob []metrics.Outcome) []changedPair {
+// changed (over all slices), by the outcomes pairedCounts counts: the
+// records of those the html page lists (changedClaims: broken first, at
+// most DiffClaimsShown) are read whole, the others counted.
+func collectChanged(a, b *Run, ra, rb *runRows) ([]changedPair, error) {
 	right := func(o metrics.Outcome) bool { return !o.Abstained && o.Predicted == o.Gold }
-	var out []changedPair
-	for i := range oa {
-		if ob[i].Gold == metrics.Unknown {
+	var broken, fixed []int
+	for i := range ra.outs {
+		if rb.outs[i].Gold == metrics.Unknown {
 			continue
 		}
-		if x, y := right(oa[i]), right(ob[i]); x != y {
-			out = append(out, changedPair{a: ra[i], b: rb[i], fixed: y})
+		if x, y := right(ra.outs[i]), right(rb.outs[i]); x != y {
+			if y {
+				fixed = append(fixed, i)
+			} else {
+				broken = append(broken, i)
+			}
 		}
 	}
-	return out
+	nb := min(len(broken), DiffClaimsShown)
+	nf := min(len(fixed), DiffClaimsShown-nb)
+	shown := slices.Concat(broken[:nb], fixed[:nf])
+	var atA, atB []RecordAt
+	for _, i := range shown {
+		atA, atB = append(atA, ra.at[i]), append(atB, rb.at[i])
+	}
+	recA, err := a.records(atA)
+	if err != nil {
+		return nil, err
+	}
+	recB, err := b.records(atB)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]changedPair, 0, len(broken)+len(fixed))
+	for k, i := range shown {
+		out = append(out, changedPair{a: recA[k], b: recB[k], fixed: k >= nb, index: i})
+	}
+	// The claims not shown are counted: changedPair without records.
+	for _, i := range broken[nb:] {
+		out = append(out, changedPair{index: i})
+	}
+	for _, i := range fixed[nf:] {
+		out = append(out, changedPair{fixed: true, index: i})
+	}
+	return out, nil
 }
 
 //go:embed diff.html.tmpl

@@ -20,18 +20,26 @@ type ErrorPicker struct {
 type pickedRecord struct {
 	r     Record
 	order int
+	// file and row locate the record when it was read in part
+	// (ScanRecords): readBack reads it whole.
+	file int
+	row  int64
 }
 
 // NewErrorPicker keeps up to n records.
 func NewErrorPicker(n int) *ErrorPicker { return &ErrorPicker{n: n} }
 
 // Add offers a record.
-func (p *ErrorPicker) Add(r Record) {
+func (p *ErrorPicker) Add(r Record) { p.addAt(r, 0, 0) }
+
+// addAt offers a record read in part, at row of file (an index into the
+// files readBack is then given).
+func (p *ErrorPicker) addAt(r Record, file int, row int64) {
 	p.seen++
 	if r.Correct == nil || *r.Correct || r.Confidence == nil || p.n <= 0 {
 		return
 	}
-	p.keep = append(p.keep, pickedRecord{r: r, order: p.seen})
+	p.keep = append(p.keep, pickedRecord{r: r, order: p.seen, file: file, row: row})
 	if len(p.keep) >= 2*p.n+64 {
 		p.trim()
 	}
@@ -47,6 +55,30 @@ func (p *ErrorPicker) trim() {
 	if len(p.keep) > p.n {
 		p.keep = p.keep[:p.n]
 	}
+}
+
+// readBack replaces the kept records, read in part, with the whole
+// records at their places in files.
+func (p *ErrorPicker) readBack(files []string) error {
+	p.trim()
+	rows := make([][]int64, len(files))
+	for _, k := range p.keep {
+		rows[k.file] = append(rows[k.file], k.row)
+	}
+	for fi, f := range files {
+		recs, err := ReadRecordsAt(f, rows[fi])
+		if err != nil {
+			return err
+		}
+		j := 0
+		for i := range p.keep {
+			if p.keep[i].file == fi {
+				p.keep[i].r = recs[j]
+				j++
+			}
+		}
+	}
+	return nil
 }
 
 // Records returns the kept records, most confident first.

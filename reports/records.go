@@ -493,6 +493,9 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 	out := make([]T, 0, min(n, size, 1<<20))
 	buf := make([]T, 1024)
 	for {
+		// The reader fills the maps a row already holds (meta): rows kept
+		// from the last batch would see the next batch's values.
+		clear(buf)
 		n, err := r.Read(buf)
 		out = append(out, buf[:n]...)
 		if err == io.EOF {

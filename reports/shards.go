@@ -50,51 +50,131 @@ func (e *ShardError) Unwrap() error { return e.Err }
 // passes CheckRecord.
 func (s *Shards) Add(file string, rs []Record, seen map[string]string) error {
 	for i, r := range rs {
-		fail := func(format string, args ...any) error {
-			return &ShardError{File: file, Row: i + 1, Err: fmt.Errorf(format, args...)}
-		}
-		if err := CheckRecord(r); err != nil {
-			return &ShardError{File: file, Row: i + 1, Err: err}
-		}
-		if s.RunID == "" {
-			s.RunID = r.RunID
-		}
-		if r.RunID != s.RunID {
-			return fail("run %s, but earlier rows are run %s: shards must come from one run", r.RunID, s.RunID)
-		}
-		if first, dup := seen[r.ClaimID]; dup {
-			return fail("claim %s is also in %s: shards must not overlap", r.ClaimID, first)
-		}
-		seen[r.ClaimID] = file
-		if s.instances == 0 || r.RunInstance != s.instance.ID && s.instances == 1 {
-			if s.instances == 0 {
-				s.instance = InstanceOf(r.RunInstance, r.StartedAt)
+		if err := s.check(file, i, r, func(id string) (string, bool) {
+			first, dup := seen[id]
+			if !dup {
+				seen[id] = file
 			}
-			s.instances++
+			return first, dup
+		}); err != nil {
+			return err
 		}
-		s.Usage.Add(&r)
-		s.Outcomes = append(s.Outcomes, OutcomeOf(r))
-		s.Temperatures = append(s.Temperatures, r.Temperature)
-		if s.errors == nil {
-			s.errors = NewErrorPicker(ReportErrors)
-		}
-		s.errors.Add(r)
+		s.add(r)
 	}
 	return nil
 }
 
-// ReadShards reads records files of one run and merges them by Add's rules.
-func ReadShards(files []string) (*Shards, error) {
-	s := &Shards{}
-	seen := map[string]string{}
-	for _, f := range files {
-		rs, err := ReadParquet[Record](f)
-		if err != nil {
-			return nil, err
+// check applies Add's rules to row i (0-based) of file; dup records the
+// claim id, or names the file that already holds it.
+func (s *Shards) check(file string, i int, r Record, dup func(id string) (string, bool)) error {
+	fail := func(format string, args ...any) error {
+		return &ShardError{File: file, Row: i + 1, Err: fmt.Errorf(format, args...)}
+	}
+	if err := CheckRecord(r); err != nil {
+		return &ShardError{File: file, Row: i + 1, Err: err}
+	}
+	if s.RunID == "" {
+		s.RunID = r.RunID
+	}
+	if r.RunID != s.RunID {
+		return fail("run %s, but earlier rows are run %s: shards must come from one run", r.RunID, s.RunID)
+	}
+	if first, dup := dup(r.ClaimID); dup {
+		return fail("claim %s is also in %s: shards must not overlap", r.ClaimID, first)
+	}
+	if s.instances == 0 || r.RunInstance != s.instance.ID && s.instances == 1 {
+		if s.instances == 0 {
+			s.instance = InstanceOf(r.RunInstance, r.StartedAt)
 		}
-		if err := s.Add(f, rs, seen); err != nil {
-			return nil, err
-		}
+		s.instances++
+	}
+	return nil
+}
+
+// add keeps a checked record's outcome and temperature, and offers it to
+// the error picker.
+func (s *Shards) add(r Record) {
+	s.Usage.Add(&r)
+	s.Outcomes = append(s.Outcomes, OutcomeOf(r))
+	s.Temperatures = append(s.Temperatures, r.Temperature)
+	if s.errors == nil {
+		s.errors = NewErrorPicker(ReportErrors)
+	}
+	s.errors.Add(r)
+}
+
+// ReadShards reads records files of one run and merges them by Add's
+// rules. Each file is streamed (Scan), a batch of rows at a time and only
+// the columns the metrics read, into compact outcomes (ReadOptions); the
+// records report.html lists are read back whole at the end.
+func ReadShards(files []string, o ReadOptions) (*Shards, error) {
+	s := &Shards{errors: NewErrorPicker(ReportErrors)}
+	err := s.Scan(files, o, func(at RecordAt, r Record, out metrics.Outcome) {
+		s.Usage.Add(&r)
+		s.Outcomes = append(s.Outcomes, out)
+		s.Temperatures = append(s.Temperatures, r.Temperature)
+		s.errors.addAt(r, at.File, at.Row)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.errors.readBack(files); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// RecordAt is where a record is: File indexes the files scanned, Row is
+// 0-based.
+type RecordAt struct {
+	File int
+	Row  int64
+}
+
+// Scan streams records files of one run (ScanRecords: the columns the
+// metrics read) and checks every record by Add's rules; fn gets each
+// record in part and its outcome, reduced as o says. The Shards keep the
+// run id and execution, not the outcomes.
+func (s *Shards) Scan(files []string, o ReadOptions, fn func(at RecordAt, r Record, out metrics.Outcome)) error {
+	seen := newClaimSet(len(files))
+	src := interner{}
+	for fi, f := range files {
+		err := ScanRecords(f, len(o.SliceBy) > 0, func(row int64, r Record) error {
+			if err := s.check(f, int(row), r, func(id string) (string, bool) {
+				if first, dup := seen.add(id, fi); dup {
+					return files[first], true
+				}
+				return "", false
+			}); err != nil {
+				return err
+			}
+			out := OutcomeOf(r)
+			o.compact(&out, src)
+			fn(RecordAt{File: fi, Row: row}, r, out)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claimSet holds the claim ids read, each with the file it is in.
+type claimSet struct{ ids map[string]uint16 }
+
+func newClaimSet(files int) claimSet {
+	if files > 1<<16 {
+		panic("reports: more than 65,536 records files")
+	}
+	return claimSet{ids: map[string]uint16{}}
+}
+
+// add records id as in file fi, or returns the file that already holds it.
+func (c claimSet) add(id string, fi int) (int, bool) {
+	if first, dup := c.ids[id]; dup {
+		return int(first), true
+	}
+	c.ids[id] = uint16(fi)
+	return 0, false
 }

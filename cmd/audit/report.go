@@ -134,7 +134,7 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	in, err := c.input(cmd, files)
+	in, err := c.input(cmd, files, keys)
 	if err != nil {
 		return err
 	}
@@ -156,6 +156,9 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 	}
 	in.SliceBy, in.PlotFormats = keys, formats
 	in.Progress = newProgressUnit(c.e, "metrics per slice", "")
+	// As in a run: the heap grows from the outcomes' live size, not by
+	// doubling it.
+	defer audit.HeapLimit()()
 	t, err := audit.ComputeReports(cmd.Context(), in)
 	if err != nil {
 		return err
@@ -188,13 +191,13 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 // calibrated over their union as the whole run would have been
 // (audit.MergeShards), with the run's seed, folds and minimum; any other
 // records are reported with the temperatures they hold.
-func (c *reportCmd) input(cmd *cobra.Command, files []string) (reports.Input, error) {
+func (c *reportCmd) input(cmd *cobra.Command, files, sliceBy []string) (reports.Input, error) {
 	in := reports.Input{ToolVersion: version(), MaxSourceSlices: c.sourceSlices,
 		Manifest: reports.Manifest{Records: files, MadeBy: "audit report"}}
-	m, err := audit.MergeShards(files)
+	m, err := audit.MergeShards(files, sliceBy)
 	switch {
 	case errors.Is(err, audit.ErrNotShards):
-		sh, err := reports.ReadShards(files)
+		sh, err := reports.ReadShards(files, reports.ReadOptions{SliceBy: sliceBy, Folds: c.folds, Seed: c.seed})
 		if err != nil {
 			return in, &exitError{code: exitInput, err: err}
 		}
