@@ -123,7 +123,7 @@ func TestLabelTokenWithQuote(t *testing.T) {
 	got, err := v.Verify(context.Background(), onePair)
 	require.NoError(t, err)
 	assert.Equal(t, [3]float64{-1.5, -2.5, -0.3}, got[0].Logits)
-	assert.Equal(t, adjudicate.Usage{PromptTokens: 120, CompletionTokens: 9}, got[0].Usage)
+	assert.Equal(t, adjudicate.Usage{PromptTokens: 120, CompletionTokens: 9, Calls: 1}, got[0].Usage, "one call, no retry")
 }
 
 // Without logprobs the documented fallback applies and the verdict says
