@@ -31,6 +31,7 @@ const expectCols = {
   'calibration.parquet': ['run_id', 'stage', 'scheme', 'bin', 'lo', 'hi', 'count', 'mean_confidence', 'accuracy', 'run_instance', 'started_at'],
   'risk_coverage.parquet': ['run_id', 'stage', 'threshold', 'coverage', 'risk', 'run_instance', 'started_at'],
   'outputs.parquet': ['run_id', 'output_id', 'claims', 'supported', 'unsupported', 'insufficient', 'abstained', 'supported_fraction',
+    'supported_fraction_lo', 'supported_fraction_hi',
     'any_unsupported', 'verdict', 'labelled', 'gold_supported', 'gold_unsupported', 'gold_insufficient', 'gold_supported_fraction',
     'gold_any_unsupported', 'gold_verdict', 'run_instance', 'started_at', 'query', 'query_id', 'attempt', 'overall_action',
     'overall_confidence', 'worst_claim_id', 'evidence_coverage', 'revision', 'revision_reason', 'instructions', 'abstention_message',
