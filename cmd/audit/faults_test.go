@@ -116,16 +116,16 @@ func runDemo(t *testing.T, out string, extra ...string) result {
 	return tool(t, 3*time.Minute, nil, demoArgs(out, extra...)...)
 }
 
-// readRecords reads records with their latency, run instance and start
-// time cleared: the columns that name the execution and the machine, not
-// the inputs.
+// readRecords reads records with their latency, run instance, start time
+// and decision time cleared: the columns that name the execution and the
+// machine, not the inputs.
 func readRecords(t *testing.T, path string) []reports.Record {
 	t.Helper()
 	rs, err := reports.ReadParquet[reports.Record](path)
 	require.NoError(t, err)
 	for i := range rs {
 		rs[i].LatencyMS = 0
-		rs[i].RunInstance, rs[i].StartedAt = "", 0
+		rs[i].RunInstance, rs[i].StartedAt, rs[i].DecidedAt = "", 0, 0
 	}
 	return rs
 }
