@@ -247,27 +247,11 @@ func readShards(files []string, ro reports.ReadOptions) (*reports.Shards, []metr
 	}
 	slices.SortStableFunc(perm, func(a, b int32) int { return cmp.Compare(index[a], index[b]) })
 	index = nil
-	permute(perm, func(i, j int) {
+	reports.Permute(perm, func(i, j int) {
 		outs[i], outs[j] = outs[j], outs[i]
 		ds[i], ds[j] = ds[j], ds[i]
 	})
 	return sh, outs, ds, nil
-}
-
-// permute reorders a sequence in place so that position i holds what was
-// at perm[i], by swaps (perm is consumed).
-func permute(perm []int32, swap func(i, j int)) {
-	for i := range perm {
-		// Follow the cycle through i: each step puts one element home.
-		j := i
-		for int(perm[j]) != i {
-			k := int(perm[j])
-			swap(j, k)
-			perm[j] = int32(j)
-			j = k
-		}
-		perm[j] = int32(j)
-	}
 }
 
 // redecide takes again, at temperature t, the decisions of a record

@@ -352,7 +352,7 @@ func pair(a, b *Run) (ra, rb *runRows, err error) {
 			perm = append(perm, int32(j))
 		}
 	}
-	permuteInPlace(perm, rb.swap)
+	Permute(perm, rb.swap)
 	ra.truncate(k)
 	rb.truncate(k)
 	for i := range ra.outs {
@@ -384,9 +384,10 @@ func pairWithRepeats(a, b *Run) (ra, rb *runRows, err error) {
 	return ra, rb, nil
 }
 
-// permuteInPlace reorders a sequence in place so that position i holds what was
-// at perm[i], by swaps (perm is consumed).
-func permuteInPlace(perm []int32, swap func(i, j int)) {
+// Permute reorders a sequence in place so that position i holds what was
+// at perm[i], by swaps (perm is consumed): a run's rows put in another
+// order without a second copy (the comparison here, the shard merge).
+func Permute(perm []int32, swap func(i, j int)) {
 	for i := range perm {
 		j := i
 		for int(perm[j]) != i {
