@@ -12,7 +12,7 @@ BENCHTIME     ?= 1x
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: cascade-fit bench-cascade eval-grounded bench-contexts readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-loo-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: cascade-fit bench-cascade eval-grounded bench-contexts readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-loo-ce model-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -450,6 +450,21 @@ model-loo-ce: $(MODEL_WORK)/pairs.jsonl | model-env
 	$(CE_PY) train/ce.py export-hf $(if $(CE_WEIGHTS),--weights $(CE_WEIGHTS),--work $(CE_WORK)/work) --out $(CE_HF)
 	$(CE_NLI) --out $(CE_WORK)/loo-a --epochs 0
 	$(CE_NLI) --out $(CE_WORK)/loo-b --data $(DATA) $(CE_B_ARGS)
+## model-ce: stage (c) and the export of the cross-encoder (train/decide.py): the trained
+## checkpoint (CE_WEIGHTS, else $(CE_WORK)/work) as a Hugging Face folder; every real-set
+## claim's retrieved passages scored by it; the three label biases fitted leave one set out
+## (the table: $(CE_WORK)/decide/table.md) and on all four sets, added to the head; the
+## result exported as models/$(CE_NAME) (int8 weights, reference.json). Needs DATA
+CE_NAME     ?= minilm-l6-nli
+CE_DECIDE   := $(CE_WORK)/decide
+model-ce: $(MODEL_WORK)/pairs.jsonl | model-env
+	@if ! $(HAVE_DATA); then echo "model-ce: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
+	$(CE_PY) train/ce.py export-hf $(if $(CE_WEIGHTS),--weights $(CE_WEIGHTS),--work $(CE_WORK)/work) --out $(CE_HF)
+	mkdir -p $(CE_DECIDE)
+	$(CE_PY) train/decide.py score --pairs $(MODEL_WORK)/pairs.jsonl --model $(CE_HF) --out $(CE_DECIDE)/scores.jsonl
+	$(CE_PY) train/decide.py loo --scores $(CE_DECIDE)/scores.jsonl --out $(CE_DECIDE) --sets $(subst $(space),$(comma),$(REAL_SETS))
+	$(CE_PY) train/decide.py apply --model $(CE_HF) --biases $(CE_DECIDE)/biases.json --out $(CE_DECIDE)/hf
+	$(CE_PY) train/export.py --model $(CE_DECIDE)/hf --out models/$(CE_NAME)
 model-checkpoint: | model-env
 	@pid=$$(cat $(CE_WORK)/work/train.pid 2>/dev/null); \
 	if [ -n "$$pid" ] && tr '\0' ' ' < /proc/$$pid/cmdline 2>/dev/null | grep -q 'ce.py train'; then \

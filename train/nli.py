@@ -152,6 +152,27 @@ def training_examples(records, heads, passages_per_claim, gold=None, gold_per_cl
     return out
 
 
+def replay_examples(path, n, seed, heads):
+    """n premise-hypothesis pairs of stage (a)'s SNLI data (ce.py data's
+    snli_train.jsonl; 0 entailment, 1 contradiction, 2 neutral: the harness's
+    order), drawn with a fixed seed and mixed into stage (b)'s training as a
+    set of their own, so that fitting the real sets' pairs does not erase
+    what stage (a) learned."""
+    if not path or n <= 0:
+        return []
+    with open(path, encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    rows = [r for r in rows if r.get("label") in (0, 1, 2)]
+    rng = random.Random(seed + 1)
+    out = []
+    for r in rng.sample(rows, min(n, len(rows))):
+        y = r["label"]
+        if heads == 2 and y == 2:
+            y = 1
+        out.append((r["premise"], r["hypothesis"], y, "replay"))
+    return out
+
+
 def sample_weights(examples, heads):
     """Every set counts the same and, within a set, every label it has."""
     counts = {}
@@ -235,6 +256,7 @@ def fit(records, args, log=sys.stderr):
         return tok, model
     gold = gold_passages(args.data, sorted({r["set"] for r in records})) if args.data else None
     examples = training_examples(records, args.heads, args.passages, gold, args.gold)
+    examples += replay_examples(getattr(args, "replay_data", ""), getattr(args, "replay", 0), args.seed, args.heads)
     print(f"  {len(examples)} training pairs from {len(records)} claims", file=log, flush=True)
     weights = torch.tensor(sample_weights(examples, args.heads), dtype=torch.float32)
     rng = random.Random(args.seed)
@@ -471,6 +493,8 @@ def main():
         p.add_argument("--seed", type=int, default=13)
         p.add_argument("--threads", type=int, default=2)
         p.add_argument("--train-per-set", type=int, default=0, help="claims drawn from each training set, label-balanced (0: all)")
+        p.add_argument("--replay", type=int, default=0, help="stage (a) pairs mixed into the training (needs --replay-data)")
+        p.add_argument("--replay-data", default="", help="ce.py data's snli_train.jsonl, the pairs --replay draws from")
         if name == "loo":
             p.add_argument("--sets", default="", help="comma-separated sets to leave out in turn (default: every set of --pairs); training uses every other set of --pairs")
             p.add_argument("--test-per-set", type=int, default=0, help="claims drawn from the held-out set (0: all)")
