@@ -452,9 +452,10 @@ model-loo-ce: $(MODEL_WORK)/pairs.jsonl | model-env
 	$(CE_NLI) --out $(CE_WORK)/loo-b --data $(DATA) $(CE_B_ARGS)
 ## model-ce: stage (c) and the export of the cross-encoder (train/decide.py): the trained
 ## checkpoint (CE_WEIGHTS, else $(CE_WORK)/work) as a Hugging Face folder; every real-set
-## claim's retrieved passages scored by it; the three label biases fitted leave one set out
-## (the table: $(CE_WORK)/decide/table.md) and on all four sets, added to the head; the
-## result exported as models/$(CE_NAME) (int8 weights, reference.json). Needs DATA
+## claim's retrieved passages scored by it; the leave-one-set-out table as trained and with
+## three label biases fitted on the other sets ($(CE_WORK)/decide/table.md: the biases lose
+## held out, so the head is exported as trained); the model exported as models/$(CE_NAME)
+## (int8 weights, reference.json). Needs DATA
 CE_NAME     ?= minilm-l6-nli
 CE_DECIDE   := $(CE_WORK)/decide
 model-ce: $(MODEL_WORK)/pairs.jsonl | model-env
@@ -463,8 +464,7 @@ model-ce: $(MODEL_WORK)/pairs.jsonl | model-env
 	mkdir -p $(CE_DECIDE)
 	$(CE_PY) train/decide.py score --pairs $(MODEL_WORK)/pairs.jsonl --model $(CE_HF) --out $(CE_DECIDE)/scores.jsonl
 	$(CE_PY) train/decide.py loo --scores $(CE_DECIDE)/scores.jsonl --out $(CE_DECIDE) --sets $(subst $(space),$(comma),$(REAL_SETS))
-	$(CE_PY) train/decide.py apply --model $(CE_HF) --biases $(CE_DECIDE)/biases.json --out $(CE_DECIDE)/hf
-	$(CE_PY) train/export.py --model $(CE_DECIDE)/hf --out models/$(CE_NAME)
+	$(CE_PY) train/export.py --model $(CE_HF) --out models/$(CE_NAME)
 model-checkpoint: | model-env
 	@pid=$$(cat $(CE_WORK)/work/train.pid 2>/dev/null); \
 	if [ -n "$$pid" ] && tr '\0' ' ' < /proc/$$pid/cmdline 2>/dev/null | grep -q 'ce.py train'; then \
