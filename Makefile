@@ -326,12 +326,14 @@ eval-real: build
 ## (CASCADE_SAMPLE claims a set, by a hash of the claim id; 0: every claim), audit cascade
 ## fit prints the leave-one-set-out table and writes the band fitted on every set to
 ## models/$(MODEL_NAME)/cascade.json (the cascade's default band). Needs DATA; one command
-## refits it for a new model (MODEL_NAME=...)
+## refits it for a new model (MODEL_NAME=...); CASCADE_ARGS: more flags for the model's runs
+## (e.g. CASCADE_ARGS="--max-length 64")
 CASCADE_M      ?= 5
 CASCADE_SAMPLE ?= 300
+CASCADE_ARGS   ?=
 cascade-fit: build ort
 	@if ! $(HAVE_DATA); then echo "cascade-fit: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)"; exit 0; fi; \
-	ORT_LIB=$(ORT_LIB) nice -n 5 bash bench/cascade/fit.sh $(BIN)/audit models/$(MODEL_NAME) $(DATA) $(CURDIR)/.cache/cascade-fit/$(MODEL_NAME) \
+	ORT_LIB=$(ORT_LIB) CASCADE_ARGS="$(CASCADE_ARGS)" nice -n 5 bash bench/cascade/fit.sh $(BIN)/audit models/$(MODEL_NAME) $(DATA) $(CURDIR)/.cache/cascade-fit/$(MODEL_NAME) \
 	  $(CASCADE_M) $(CASCADE_SAMPLE) models/$(MODEL_NAME)/cascade.json $(REAL_SETS)
 
 ## bench-cascade: the model path against Python's ONNX Runtime on the same pairs, and the

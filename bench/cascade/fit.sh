@@ -4,6 +4,7 @@
 # run over the same claims (SAMPLE > 0: about SAMPLE claims a set, chosen by a hash of the
 # claim id, for a model too slow to run on every claim); then audit cascade fit prints the
 # leave-one-set-out table and writes the band fitted on every set to OUT.
+# CASCADE_ARGS (environment): more flags for the model's runs, e.g. --max-length 64.
 # Usage: bench/cascade/fit.sh AUDIT_BIN MODEL_DIR DATA_DIR WORK M SAMPLE OUT SET...
 set -euo pipefail
 bin=$1 model=$2 data=$3 work=$4 m=$5 sample=$6 out=$7; shift 7
@@ -31,7 +32,7 @@ PY
   fi
   common=(--log-level warn --corpus "$d/corpus.jsonl" --spans "$d/spans.jsonl" --claims "$sub/claims.jsonl" --gold "$sub/gold_labels.jsonl" --rules none --index "$work/index-$s")
   "$bin" run "${common[@]}" --out "$work/lexical-$s" > /dev/null
-  "$bin" run "${common[@]}" --k "$m" --out "$work/model-$s" --verifier onnx --model "$model" > /dev/null
+  "$bin" run "${common[@]}" --k "$m" --out "$work/model-$s" --verifier onnx --model "$model" ${CASCADE_ARGS:-} > /dev/null
   args+=(--set "$s=$work/lexical-$s,$work/model-$s")
 done
 "$bin" cascade fit "${args[@]}" --passages "$m" --out "$out"
