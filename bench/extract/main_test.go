@@ -52,7 +52,7 @@ func TestSlipsAreGoldenCases(t *testing.T) {
 			}
 		}
 		require.GreaterOrEqual(t, i, 0, "slip %q is not a golden case", slip)
-		c, misses := scoreOne(gs[i], must(ruleBased(gs[i].ID, gs[i].Text)))
+		c, misses := scoreOne(gs[i], must(ruleBased(gs[i])))
 		assert.Equal(t, c.gold, c.tp, "slip %q: %v", slip, misses)
 		assert.Equal(t, c.pred, c.tp, "slip %q: %v", slip, misses)
 		assert.Empty(t, misses, "slip %q", slip)
@@ -70,7 +70,7 @@ func must[T any](v T, err error) T {
 // missed one recall, and only the normalised text decides a match.
 func TestScorer(t *testing.T) {
 	g := Golden{ID: "x", Text: "t", Claims: []GoldClaim{{Text: "Paris is in France."}, {Text: "Berlin is in Germany."}}}
-	c, m := scoreOne(g, must(ruleBased("x", "paris  is in France! Rome is in Italy.")))
+	c, m := scoreOne(g, must(ruleBased(Golden{ID: "x", Text: "paris  is in France! Rome is in Italy."})))
 	assert.Equal(t, 1, c.tp)
 	assert.Equal(t, 2, c.pred)
 	assert.Equal(t, 2, c.gold)
