@@ -334,7 +334,7 @@ const (
 // rule only qualified the reading. A flag not listed is medium.
 var flagSeverity = map[string]string{
 	FlagNoEvidence: SeverityHigh, rules.FlagConflict: SeverityHigh, FlagContradicted: SeverityHigh,
-	FlagNumericMismatch: SeverityHigh, FlagError: SeverityHigh, FlagExtractionError: SeverityHigh, FlagUncitedCritical: SeverityHigh,
+	FlagNumericMismatch: SeverityHigh, FlagError: SeverityHigh, FlagVerifyTimeout: SeverityHigh, FlagExtractionError: SeverityHigh, FlagUncitedCritical: SeverityHigh,
 	rules.FlagStale: SeverityMedium, FlagWeakRetrieval: SeverityMedium, FlagLowConfidence: SeverityMedium,
 	rules.FlagQualifierMissing: SeverityMedium, rules.FlagQualifierDiffers: SeverityMedium, rules.FlagNumericBound: SeverityMedium,
 	rules.FlagUnderspecified: SeverityMedium, rules.FlagPolarity: SeverityMedium, rules.FlagFallback: SeverityMedium,
