@@ -149,3 +149,16 @@ func outputsNote(n int) string {
 func weakRetrievalDecided(r reports.Record) bool {
 	return r.DecidedBy != nil && *r.DecidedBy == DecidedByWeakRetrieval
 }
+
+// failed is the error of a run that wrote its files but fails: too many
+// adjudication errors, or a degenerate verifier not allowed.
+func (o *Options) failed(res *Result) error {
+	if res.Records > 0 && float64(res.Errors) > o.MaxErrorRate*float64(res.Records) {
+		return fmt.Errorf("%w: %d of %d (bound %.1f%%); see the error column of records.parquet",
+			ErrTooManyErrors, res.Errors, res.Records, 100*o.MaxErrorRate)
+	}
+	if o.degenerate != "" && !o.AllowDegenerateVerifier {
+		return fmt.Errorf("%w (%s)", ErrDegenerateVerifier, o.degenerate)
+	}
+	return nil
+}

@@ -79,22 +79,6 @@ type Options struct {
 	Workers           int     // concurrent Verify calls; default 1
 	AbstainBelow      float64 // abstain when the calibrated confidence is below
 	MinRetrievalScore float64 // abstain when the best uncited passage scores below
-	// WeakRetrieval is what a claim whose best uncited passage scores
-	// under MinRetrievalScore gets: WeakRetrievalAbstain ("" too) or
-	// WeakRetrievalInsufficient (decided insufficient).
-	WeakRetrieval string
-	// VerifyTimeout bounds one verification call (0: none): the claims of
-	// a slower call, and with Outputs every claim of their outputs, are
-	// skipped (abstain reason verify_timeout) and logged.
-	VerifyTimeout time.Duration
-	// AllowDegenerateVerifier keeps a run whose verifier is degenerate
-	// (degenerateVerifier) from failing with ErrDegenerateVerifier; the
-	// warning stands.
-	AllowDegenerateVerifier bool
-	// timedOutOutputs are the outputs a verification call timed out on;
-	// degenerate is the degenerate-verifier warning ("" when it is not).
-	timedOutOutputs map[string]bool
-	degenerate      string
 	Calibrate         string  // auto, off or fixed
 	Temperature       float64 // for fixed
 	TemperatureFrom   string  // where a fixed T came from (a previous run's folder), for the manifest
@@ -116,6 +100,23 @@ type Options struct {
 	// whole run's, whichever shard.
 	Shard        Shard
 	MaxErrorRate float64 // adjudication errors above this share of claims fail the run; default 0.01
+
+	// WeakRetrieval is what a claim whose best uncited passage scores
+	// under MinRetrievalScore gets: WeakRetrievalAbstain ("" too) or
+	// WeakRetrievalInsufficient (decided insufficient).
+	WeakRetrieval string
+	// VerifyTimeout bounds one verification call (0: none): the claims of
+	// a slower call, and with Outputs every claim of their outputs, are
+	// skipped (abstain reason verify_timeout) and logged.
+	VerifyTimeout time.Duration
+	// AllowDegenerateVerifier keeps a run whose verifier is degenerate
+	// (degenerateVerifier) from failing with ErrDegenerateVerifier; the
+	// warning stands.
+	AllowDegenerateVerifier bool
+	// timedOutOutputs are the outputs a verification call timed out on;
+	// degenerate is the degenerate-verifier warning ("" when it is not).
+	timedOutOutputs map[string]bool
+	degenerate      string
 
 	// NumericPolicy decides whether a retrieved passage's number agrees
 	// with a claim's (lint.MatchOptions.Policy): default auto.
@@ -309,14 +310,7 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if res.Records > 0 && float64(res.Errors) > o.MaxErrorRate*float64(res.Records) {
-		return res, fmt.Errorf("%w: %d of %d (bound %.1f%%); see the error column of records.parquet",
-			ErrTooManyErrors, res.Errors, res.Records, 100*o.MaxErrorRate)
-	}
-	if o.degenerate != "" && !o.AllowDegenerateVerifier {
-		return res, fmt.Errorf("%w (%s)", ErrDegenerateVerifier, o.degenerate)
-	}
-	return res, nil
+	return res, o.failed(res)
 }
 
 // timed runs a stage, adds its wall time to d and tells report (if set)
