@@ -158,7 +158,7 @@ func (o *Options) failed(res *Result) error {
 			ErrTooManyErrors, res.Errors, res.Records, 100*o.MaxErrorRate)
 	}
 	if o.degenerate != "" && !o.AllowDegenerateVerifier {
-		return fmt.Errorf("%w (%s)", ErrDegenerateVerifier, o.degenerate)
+		return fmt.Errorf("%w (summary.json's warnings say why; --allow-degenerate-verifier keeps the run going)", ErrDegenerateVerifier)
 	}
 	return nil
 }

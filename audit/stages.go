@@ -147,8 +147,7 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 	prelim := sp.prelim
 	sp.prelim = nil
 	if l, k, n, deg := degenerateVerifier(prelim); deg {
-		o.degenerate = DegenerateWarning(l, k, n, o.AllowDegenerateVerifier)
-		o.Log.Warn(o.degenerate)
+		o.degenerate = DegenerateWarning(l, k, n, o.AllowDegenerateVerifier) // summary.json's warnings, and stderr's
 	}
 	if deg, u, n := degenerateUnsupported(prelim); deg {
 		o.branchAt = BranchThresholdDegenerate
