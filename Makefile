@@ -565,7 +565,9 @@ clean:
 	rm -rf $(BIN) $(DEMO_OUT) $(DEMO_OUT)-b $(DEMO_OUT)-diff.json
 
 ## eval-extract: claim precision and recall of the rule-based extractor on the
-## golden extraction set (extract/testdata/golden.jsonl), by case; figures go
+## golden extraction set (extract/testdata/golden.jsonl), then on issue 45's set of
+## disjunctions, timeframes, qualifiers, short queries and meta openers, by case; figures go
 ## in BENCHMARKS.md
 eval-extract:
 	$(GO) run ./bench/extract -golden extract/testdata/golden.jsonl
+	$(GO) run ./bench/extract -golden extract/testdata/issue45.jsonl

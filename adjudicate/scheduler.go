@@ -2,6 +2,7 @@ package adjudicate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -14,7 +15,16 @@ type SchedulerOptions struct {
 	Workers   int           // concurrent Verify calls; default 1
 	Retries   int           // retries of a transient failure; default 2
 	Backoff   time.Duration // first retry delay, doubling; default 50ms (negative: none)
+	// Timeout bounds one Verify call (0: none): a call that has not
+	// answered by then is cancelled, and one that answers later anyway is
+	// not used; its pairs get an error matching ErrVerifyTimeout, without
+	// a retry.
+	Timeout time.Duration
 }
+
+// ErrVerifyTimeout is the error of a pair whose Verify call took longer
+// than SchedulerOptions.Timeout.
+var ErrVerifyTimeout = errors.New("verification call slower than the bound")
 
 // Resolve is o with its zero fields given their defaults for v (the batch
 // size v prefers, else 32; one worker; ...): what Schedule runs with.
@@ -237,11 +247,11 @@ func verifyBatch[T any](ctx context.Context, verify func(context.Context) ([]Ver
 	began := time.Now()
 	for attempt := 0; ; attempt++ {
 		tries++
-		verdicts, err = verify(ctx)
+		verdicts, err = timedVerify(ctx, verify, opts.Timeout)
 		if err == nil && len(verdicts) != n {
 			err = fmt.Errorf("verifier returned %d verdicts for %d pairs", len(verdicts), n)
 		}
-		if err == nil || !IsTransient(err) || attempt >= opts.Retries || ctx.Err() != nil {
+		if err == nil || !IsTransient(err) || errors.Is(err, ErrVerifyTimeout) || attempt >= opts.Retries || ctx.Err() != nil {
 			break
 		}
 		if opts.Backoff > 0 {
@@ -275,4 +285,22 @@ func verifyBatch[T any](ctx context.Context, verify func(context.Context) ([]Ver
 		rs[i].Verdict = vd
 	}
 	return rs
+}
+
+// timedVerify is one Verify call under a bound (0: none): past it the
+// call's context is cancelled, and the call's answer, whenever it comes,
+// is ErrVerifyTimeout (a backend that ignores its context is not waited
+// on twice: its late answer is not used either).
+func timedVerify(ctx context.Context, verify func(context.Context) ([]Verdict, error), bound time.Duration) ([]Verdict, error) {
+	if bound <= 0 {
+		return verify(ctx)
+	}
+	cctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	began := time.Now()
+	vs, err := verify(cctx)
+	if took := time.Since(began); ctx.Err() == nil && (took > bound || cctx.Err() != nil) {
+		return nil, fmt.Errorf("%w: the call took %s, over %s", ErrVerifyTimeout, took.Round(time.Millisecond), bound)
+	}
+	return vs, err
 }

@@ -367,3 +367,47 @@ func TestScheduleWaitsForItsPreparingWorkers(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, v.started.Load(), v.returned.Load(), "every call returned before Schedule did")
 }
+
+// stalls is a backend that, on a batch holding a given claim, answers only
+// when its call's context ends (a server that never replies); the other
+// batches it answers at once. ignoreCtx makes it answer the stalled batch
+// anyway, after its context ended (a backend that ignores cancellation).
+type stalls struct {
+	echo
+	claim     string
+	ignoreCtx bool
+}
+
+func (s *stalls) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
+	for _, p := range batch {
+		if p.ClaimID != s.claim {
+			continue
+		}
+		<-ctx.Done()
+		if !s.ignoreCtx {
+			return nil, adjudicate.Transient(ctx.Err())
+		}
+		return s.echo.Verify(context.Background(), batch)
+	}
+	return s.echo.Verify(ctx, batch)
+}
+
+// A call that has not answered within SchedulerOptions.Timeout gives its
+// pairs ErrVerifyTimeout, is not retried (even when the backend calls its
+// failure transient), and leaves the other batches alone; a backend that
+// ignores the cancelled context and answers late is not used either.
+func TestVerifyTimeout(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		pairs := many(12)
+		v := &stalls{claim: pairs[5].ClaimID, ignoreCtx: ignore}
+		rs := collect(t, v, pairs, adjudicate.SchedulerOptions{BatchSize: 4, Workers: 2, Retries: 3, Backoff: -1, Timeout: 20 * time.Millisecond})
+		for i, r := range rs {
+			if i >= 4 && i < 8 {
+				assert.ErrorIs(t, r.Err, adjudicate.ErrVerifyTimeout, "pair %d shares the stalled call (ignoreCtx %v)", i, ignore)
+				assert.Equal(t, 1, r.Tries, "a timed-out call is not retried")
+			} else {
+				assert.NoError(t, r.Err, "pair %d", i)
+			}
+		}
+	}
+}

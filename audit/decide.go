@@ -54,6 +54,8 @@ type decision struct {
 func (o *Options) decide(v verified, t float64) decision {
 	d := decision{t: t}
 	switch {
+	case isTimeout(v.Err), o.skippedOutput(v):
+		d.reason = ReasonTimeout
 	case v.Err != "":
 		d.reason = ReasonError
 	case len(v.Passages) == 0:

@@ -334,7 +334,7 @@ const (
 // rule only qualified the reading. A flag not listed is medium.
 var flagSeverity = map[string]string{
 	FlagNoEvidence: SeverityHigh, rules.FlagConflict: SeverityHigh, FlagContradicted: SeverityHigh,
-	FlagNumericMismatch: SeverityHigh, FlagError: SeverityHigh, FlagExtractionError: SeverityHigh, FlagUncitedCritical: SeverityHigh,
+	FlagNumericMismatch: SeverityHigh, FlagError: SeverityHigh, FlagVerifyTimeout: SeverityHigh, FlagExtractionError: SeverityHigh, FlagUncitedCritical: SeverityHigh,
 	rules.FlagStale: SeverityMedium, FlagWeakRetrieval: SeverityMedium, FlagLowConfidence: SeverityMedium,
 	rules.FlagQualifierMissing: SeverityMedium, rules.FlagQualifierDiffers: SeverityMedium, rules.FlagNumericBound: SeverityMedium,
 	rules.FlagUnderspecified: SeverityMedium, rules.FlagPolarity: SeverityMedium, rules.FlagFallback: SeverityMedium,
@@ -573,6 +573,7 @@ const (
 	FlagWeakRetrieval   = "weak_retrieval"   // the best passage scored below --min-retrieval-score
 	FlagLowConfidence   = "low_confidence"   // abstained below --abstain-below
 	FlagError           = "error"            // the verifier failed on it
+	FlagVerifyTimeout   = "verify_timeout"   // skipped: a verification call slower than --verify-timeout
 	FlagNumericMismatch = "numeric_mismatch" // its number disagrees with the evidence's
 	FlagUncitedCritical = "uncited_critical" // critical and without a citation anchor (seed 002 §3.5)
 	FlagExtractionError = "extraction_error" // the output's claims could not be extracted
@@ -597,6 +598,8 @@ func claimFlags(rec reports.Record, e LedgerEntry) []string {
 		f = append(f, FlagLowConfidence)
 	case ReasonError:
 		f = append(f, FlagError)
+	case ReasonTimeout:
+		f = append(f, FlagVerifyTimeout)
 	}
 	if rec.NumericCheck != nil && *rec.NumericCheck == lint.NumericMismatch && !slices.Contains(f, FlagNumericMismatch) {
 		f = append(f, FlagNumericMismatch) // the numeric rule flags it too

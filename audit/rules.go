@@ -127,8 +127,8 @@ func metaIs(meta map[string]json.RawMessage, key, value string) bool {
 // label sets it (decided_by rule:<name>). A claim whose logits were
 // unusable is decided by the fallback verifier's verdict at T = 1.
 func (o *Options) withRules(v verified, d decision, fc *factCache, docs docIndex) decision {
-	if len(o.Rules.Enabled) == 0 {
-		return d
+	if len(o.Rules.Enabled) == 0 || d.reason == ReasonTimeout {
+		return d // a skipped claim stays skipped
 	}
 	var perPassage [][3]float64
 	if d.scored {
@@ -241,7 +241,7 @@ func (r RuleOptions) describe(s *reports.RunSettings) {
 // (rules.Replay): a rule whose label now differs from the re-decided one
 // decides, as in a run.
 func replayRules(r reports.Record, out metrics.Outcome, t float64, s reports.RunSettings) metrics.Outcome {
-	if len(s.Rules) == 0 || len(r.Flags) == 0 || !out.Scored {
+	if len(s.Rules) == 0 || len(r.Flags) == 0 || !out.Scored || weakRetrievalDecided(r) {
 		return out
 	}
 	so := label.Of(int(out.Predicted))

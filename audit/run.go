@@ -101,6 +101,23 @@ type Options struct {
 	Shard        Shard
 	MaxErrorRate float64 // adjudication errors above this share of claims fail the run; default 0.01
 
+	// WeakRetrieval is what a claim whose best uncited passage scores
+	// under MinRetrievalScore gets: WeakRetrievalAbstain ("" too) or
+	// WeakRetrievalInsufficient (decided insufficient).
+	WeakRetrieval string
+	// VerifyTimeout bounds one verification call (0: none): the claims of
+	// a slower call, and with Outputs every claim of their outputs, are
+	// skipped (abstain reason verify_timeout) and logged.
+	VerifyTimeout time.Duration
+	// AllowDegenerateVerifier keeps a run whose verifier is degenerate
+	// (degenerateVerifier) from failing with ErrDegenerateVerifier; the
+	// warning stands.
+	AllowDegenerateVerifier bool
+	// timedOutOutputs are the outputs a verification call timed out on;
+	// degenerate is the degenerate-verifier warning ("" when it is not).
+	timedOutOutputs map[string]bool
+	degenerate      string
+
 	// NumericPolicy decides whether a retrieved passage's number agrees
 	// with a claim's (lint.MatchOptions.Policy): default auto.
 	NumericPolicy string
@@ -171,7 +188,10 @@ type Result struct {
 	Errors  int
 	// Fallbacks counts the claims the fallback verifier decided (their
 	// verifier's answer was invalid; only with the fallback rule named).
-	Fallbacks   int
+	Fallbacks int
+	// TimedOut counts the claims whose verification call was slower than
+	// Options.VerifyTimeout (not counted in Errors).
+	TimedOut    int
 	Abstained   int
 	Calibration metrics.CalibrationResult
 	// Temperature is the full-data T when scaling was applied (what claims
@@ -290,11 +310,7 @@ func (o *Options) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if res.Records > 0 && float64(res.Errors) > o.MaxErrorRate*float64(res.Records) {
-		return res, fmt.Errorf("%w: %d of %d (bound %.1f%%); see the error column of records.parquet",
-			ErrTooManyErrors, res.Errors, res.Records, 100*o.MaxErrorRate)
-	}
-	return res, nil
+	return res, o.failed(res)
 }
 
 // timed runs a stage, adds its wall time to d and tells report (if set)
@@ -575,12 +591,16 @@ func (o *Options) manifest(in *inputs, ix *index, verifierVersion string, res *R
 			MinRetrievalScore: o.MinRetrievalScore, Calibrate: o.Calibrate, Temperature: temperature,
 			ECEThreshold: o.ECEThreshold, Seed: o.Seed, Folds: o.Folds, MinCalibration: o.MinCalibration,
 			TemperatureFrom: o.TemperatureFrom, Resume: o.Resume, Index: o.IndexDir, Passages: ix.manifest.Passages,
-			NumericPolicy: o.NumericPolicy, NumericEffect: string(o.NumericEffect)},
+			NumericPolicy: o.NumericPolicy, NumericEffect: string(o.NumericEffect), WeakRetrieval: o.WeakRetrieval,
+			AllowDegenerateVerifier: o.AllowDegenerateVerifier},
 		Verifier: &reports.VerifierInfo{Name: o.VerifierName, Version: verifierVersion},
 		Counts:   reports.ManifestCount{Claims: res.Records, Abstained: res.Abstained, Errors: res.Errors},
 		Timings:  &res.Timings,
 	}
 	o.Rules.describe(m.Settings)
+	if o.VerifyTimeout > 0 {
+		m.Settings.VerifyTimeout = o.VerifyTimeout.String()
+	}
 	if o.Shard.Sharded() {
 		m.Shard = &reports.ShardInfo{Index: o.Shard.Index, Count: o.Shard.Count}
 	}
@@ -615,6 +635,9 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 	}
 	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectRule {
 		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)
+	}
+	if o.WeakRetrieval == WeakRetrievalInsufficient {
+		fmt.Fprintf(h, "weakretrieval=%s\n", o.WeakRetrieval) // the default keeps the id
 	}
 	if r := o.Rules; len(r.Enabled) > 0 {
 		// Only a run with rules hashes them: a run without keeps its id.

@@ -262,6 +262,11 @@ func (o *Options) redecide(r reports.Record, out metrics.Outcome, t float64) met
 	if !out.Scored {
 		return out
 	}
+	if weakRetrievalDecided(r) {
+		// --weak-retrieval insufficient decided it whatever the temperature.
+		out.Abstained, out.Predicted = false, metrics.Insufficient
+		return out
+	}
 	reason := ""
 	if r.AbstainReason != nil && *r.AbstainReason != ReasonLowConfidence {
 		reason = *r.AbstainReason

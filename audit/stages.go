@@ -53,7 +53,7 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	defer cancel()
 	// The queues are sized from the scheduler's batch and workers: a full
 	// batch ready for every worker, and as many claims again in retrieval.
-	sched := adjudicate.SchedulerOptions{BatchSize: o.BatchSize, Workers: o.Workers}.Resolve(v)
+	sched := adjudicate.SchedulerOptions{BatchSize: o.BatchSize, Workers: o.Workers, Timeout: o.VerifyTimeout}.Resolve(v)
 	jobs := make(chan adjudicate.Job[item], sched.Ahead())
 	readErr := make(chan error, 1)
 	go func() { readErr <- o.feed(ctx, ix, in.gold, jobs, sched.Ahead()) }()
@@ -71,7 +71,9 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 				s.Fallback = o.refallback(ctx, fb, r.Pair)
 			}
 			s.Verdict.Rationale = o.red.Redact(s.Verdict.Rationale)
-			if r.Err != nil {
+			if errors.Is(r.Err, adjudicate.ErrVerifyTimeout) {
+				o.timedOut(&s, r.Err, res)
+			} else if r.Err != nil {
 				s.Err = o.red.Redact(r.Err.Error())
 				s.Verdict = adjudicate.Verdict{Passage: -1}
 				res.Errors++
@@ -144,6 +146,9 @@ func (o *Options) calibrate(sp *spool) (calibration, error) {
 	}
 	prelim := sp.prelim
 	sp.prelim = nil
+	if l, k, n, deg := degenerateVerifier(prelim); deg {
+		o.degenerate = DegenerateWarning(l, k, n, o.AllowDegenerateVerifier) // summary.json's warnings, and stderr's
+	}
 	if deg, u, n := degenerateUnsupported(prelim); deg {
 		o.branchAt = BranchThresholdDegenerate
 		o.Log.Warn("the verifier is degenerate-unsupported: BRANCH now needs confidence >= 0.9 (the verifier failure-mode rule, docs/rules.md)",
@@ -237,7 +242,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d := o.withRules(v, o.withNumeric(v, o.decide(v, cal.temp(i)), fc), fc, docs)
+		d := o.withWeakRetrieval(o.withRules(v, o.withNumeric(v, o.decide(v, cal.temp(i)), fc), fc, docs))
 		inferred := afterDecision(&v, &d)
 		if d.fallback {
 			res.Errors-- // decided by the fallback verifier: no longer an error
@@ -309,7 +314,7 @@ func (o *Options) writeReports(ctx context.Context, in *inputs, ix *index, verif
 	defer heapLimit()()
 	input := reports.Input{RunID: res.RunID, ToolVersion: o.ToolVersion, Outcomes: res.Outcomes,
 		Temperatures: res.Temperatures, CrossFit: res.Calibration.CrossFit, Seed: o.Seed, MaxSourceSlices: o.SourceSlices, SliceBy: o.SliceBy, PlotFormats: o.PlotFormats, Errors: res.errors, Manifest: o.manifest(in, ix, verifierVersion, res),
-		Warnings: append(goldWarnings(in, o.GoldPath), fallbackWarnings(res, o.Rules.FallbackName)...), Instance: o.Instance, Progress: o.ReportsProgress}
+		Warnings: append(append(goldWarnings(in, o.GoldPath), fallbackWarnings(res, o.Rules.FallbackName)...), o.fallbackNotes(res)...), Instance: o.Instance, Progress: o.ReportsProgress}
 	t, err := ComputeReports(ctx, input)
 	if err != nil {
 		return nil, err

@@ -264,6 +264,7 @@ func factual(s string) (string, string) {
 		return "", SkipHeading
 	}
 	s = reListMarker.ReplaceAllString(s, "")
+	s, _ = stripMetaOpener(s)
 	lower := strings.ToLower(s)
 	if isAcknowledgement(lower) {
 		return "", SkipAck
@@ -293,6 +294,9 @@ func factual(s string) (string, string) {
 					s, lower, changed = sentence.UpperFirst(rest), strings.ToLower(rest), true
 				}
 			}
+		}
+		if rest, ok := stripMetaOpener(s); ok {
+			s, lower, changed = rest, strings.ToLower(rest), true // "Also, please note that …"
 		}
 	}
 	for _, p := range opinions {
@@ -420,7 +424,13 @@ func opensClause(words []string) bool {
 	if first == "" || verbs[first] || (len(first) > 4 && strings.HasSuffix(first, "ed")) {
 		return false
 	}
-	for k := 1; k < len(words) && k <= 3; k++ {
+	// "unemployment among young men was 14%": a noun and the phrase that
+	// narrows it can hold the verb back to the fifth word.
+	reach := 3
+	if len(words) > 1 && populationPrepositions[strings.ToLower(words[1])] {
+		reach = 5
+	}
+	for k := 1; k < len(words) && k <= reach; k++ {
 		if strings.HasSuffix(words[k-1], ",") || strings.HasSuffix(words[k-1], ";") {
 			// "rebounds, and he won": the words before the comma end a
 			// noun phrase of the left side, not a subject of their own.
@@ -469,8 +479,10 @@ func (o Output) claim(text string, cites []string, opts ExtractOptions) (claims.
 		c.Notes = joinNote(c.Notes, "hedged: "+strings.ToLower(hedge))
 		c.Modality = "possibility"
 	}
-	numM, hasNum := pickQuantity(text, numeric.FindNumbers(text))
-	num := withAlternatives(text, numM.Quantity)
+	spans := qualify(&c)
+	mentions := numeric.FindNumbers(text)
+	numM, hasNum := pickQuantity(text, outside(mentions, spans))
+	num := alternatives(text, numM)
 	switch {
 	case hasNum:
 		c.Type = "numeric"
@@ -481,11 +493,11 @@ func (o Output) claim(text string, cites []string, opts ExtractOptions) (claims.
 		c.Qualifiers.Quantity = claims.StrScalar(q)
 		c.Qualifiers.Unit = num.Unit
 		c.Normalization.Value = claims.NumScalar(num.Value)
+		// "5,000 people in 2020": the year the number holds for.
+		c.Timeframe = timeframe(text, mentions)
 	case reYear.MatchString(text) || reMonth.MatchString(text) || reTemporal.MatchString(text):
 		c.Type = "temporal"
-		if y := reYear.FindString(text); y != "" {
-			c.Timeframe = &claims.Timeframe{Start: y + "-01-01", End: y + "-12-31"}
-		}
+		c.Timeframe = timeframe(text, mentions)
 	case rePolicy.MatchString(text):
 		c.Type = "policy"
 	case reDefinition.MatchString(text):
@@ -524,7 +536,9 @@ func importance(c claims.Claim, query string) string {
 }
 
 // isDirectAnswer: the claim contains at least half of the query's content
-// words (and at least two of them).
+// words, and at least two of them unless the query has only one or two
+// ("Where is the office?" is answered by a claim about the office). Words
+// are compared without a plural or third-person -s ("offices", "opens").
 func isDirectAnswer(claim, query string) bool {
 	q := contentWords(query)
 	if len(q) == 0 {
@@ -532,15 +546,24 @@ func isDirectAnswer(claim, query string) bool {
 	}
 	cw := map[string]bool{}
 	for _, w := range contentWords(claim) {
-		cw[w] = true
+		cw[stem(w)] = true
 	}
 	hit := 0
 	for _, w := range q {
-		if cw[w] {
+		if cw[stem(w)] {
 			hit++
 		}
 	}
-	return hit >= 2 && 2*hit >= len(q)
+	return hit >= min(2, (len(q)+1)/2) && 2*hit >= len(q)
+}
+
+// stem folds a plural or third-person -s: "offices" and "office", "opens"
+// and "open".
+func stem(w string) string {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		return w[:len(w)-1]
+	}
+	return w
 }
 
 // ContentWords returns the distinct lower-case words of s of three letters

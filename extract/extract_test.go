@@ -143,6 +143,8 @@ func FuzzExtract(f *testing.F) {
 	f.Add("Paris is in France and Berlin is in Germany. Is it? 1. A 5% rise [cite:x].")
 	f.Add("Sure, $1.9 billion, 85-95%; the U.S. grew while v1.0 shipped.")
 	f.Add("Back up.") // two words, the second a particle: once a panic
+	f.Add("Please note that. Among the. In the. For seniors over, in sub-X or Y between 2010 and.")
+	f.Add("Keep in mind that fees are $1 or $ in 1999–2001 among adults aged 18 to")
 	f.Fuzz(func(t *testing.T, text string) {
 		cs := Extract(Output{ID: "o", Text: text}, ExtractOptions{IncludeHedged: true, IncludeContextual: true}, nil)
 		ids := map[string]bool{}

@@ -193,24 +193,6 @@ var reEra = regexp.MustCompile(`^\d{1,4}\s?(?:AD|BC|BCE|CE)$`)
 // reListMarker is a list marker inside the text ("2) Geneva is…").
 var reListMarker = regexp.MustCompile(`^(?:\(?\d{1,2}[.)]|[a-z][)]|[-*•])\s+`)
 
-// reAlternatives: "5 or 6 issues", "2 to 4 guests" — one quantity given as
-// alternatives or a span.
-var reAlternatives = regexp.MustCompile(`\b(\d[\d,]*(?:\.\d+)?)\s+(?:or|to)\s+(\d[\d,]*(?:\.\d+)?)(\s+[A-Za-z][A-Za-z'-]*)?`)
-
-// withAlternatives widens a count read as "5 or" to "5 or 6 issues".
-func withAlternatives(text string, q numeric.Quantity) numeric.Quantity {
-	m := reAlternatives.FindStringSubmatchIndex(text)
-	if m == nil {
-		return q
-	}
-	q.Text = strings.TrimSpace(text[m[0]:m[1]])
-	q.Unit = ""
-	if m[6] >= 0 {
-		q.Unit = strings.ToLower(strings.TrimSpace(text[m[6]:m[7]]))
-	}
-	return q
-}
-
 // structure fills the claim's subject (the noun phrase before its first
 // verb), predicate (that verb with the auxiliaries, adverbs and particles
 // that follow it), object (the rest) and entities (runs of capitalised

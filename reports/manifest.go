@@ -96,6 +96,12 @@ type RunSettings struct {
 	Index             string  `json:"index"`
 	NumericPolicy     string  `json:"numeric_policy,omitempty"`
 	NumericEffect     string  `json:"numeric_effect,omitempty"`
+	// WeakRetrieval is --weak-retrieval ("" for the default, abstain);
+	// VerifyTimeout --verify-timeout ("" for none); AllowDegenerateVerifier
+	// --allow-degenerate-verifier.
+	WeakRetrieval           string `json:"weak_retrieval,omitempty"`
+	VerifyTimeout           string `json:"verify_timeout,omitempty"`
+	AllowDegenerateVerifier bool   `json:"allow_degenerate_verifier,omitempty"`
 	// The labelling rules (docs/rules.md): those applied (empty: none),
 	// their effect, the no-evidence mode, the authority KEY=VALUE and the
 	// stale threshold.

@@ -45,7 +45,7 @@ func main() {
 }
 
 // ruleBased is the default extractor with its default options.
-func ruleBased(id, text string) ([]claims.Claim, error) {
+func ruleBased(g Golden) ([]claims.Claim, error) {
 	var st extract.ExtractStats
-	return extract.Extract(extract.Output{ID: id, Text: text}, extract.ExtractOptions{}, &st), nil
+	return extract.Extract(extract.Output{ID: g.ID, Text: g.Text, Query: g.Query}, extract.ExtractOptions{}, &st), nil
 }

@@ -16,21 +16,33 @@ import (
 // Golden is one case of the golden extraction set: a piece of a model
 // output and the atomic claims a correct extractor gives for it.
 type Golden struct {
-	ID     string      `json:"id"`
-	Case   string      `json:"case"` // what it exercises: acknowledgement, hedge, pronoun…
-	Text   string      `json:"text"`
+	ID   string `json:"id"`
+	Case string `json:"case"` // what it exercises: acknowledgement, hedge, pronoun…
+	Text string `json:"text"`
+	// Query is the question the output answers, when the case needs one
+	// (a claim's importance depends on it).
+	Query  string      `json:"query,omitempty"`
 	Claims []GoldClaim `json:"claims"`
 }
 
 // GoldClaim is an expected claim; the attributes are checked only where
-// given.
+// given, and "none" expects the attribute absent. Timeframe is written
+// START/END (as_of, when expected, after an @: START/END@AS_OF).
 type GoldClaim struct {
-	Text     string   `json:"text"`
-	Type     string   `json:"type,omitempty"`
-	Quantity string   `json:"quantity,omitempty"`
-	Unit     string   `json:"unit,omitempty"`
-	Cite     []string `json:"cite,omitempty"`
+	Text       string   `json:"text"`
+	Type       string   `json:"type,omitempty"`
+	Quantity   string   `json:"quantity,omitempty"`
+	Unit       string   `json:"unit,omitempty"`
+	Cite       []string `json:"cite,omitempty"`
+	Location   string   `json:"location,omitempty"`
+	Population string   `json:"population,omitempty"`
+	Timeframe  string   `json:"timeframe,omitempty"`
+	Importance string   `json:"importance,omitempty"`
 }
+
+// attrNames are the attributes checked of a matched claim, in the order
+// they are printed.
+var attrNames = []string{"type", "quantity", "unit", "cite", "location", "population", "timeframe", "importance"}
 
 // readGolden reads a golden set (JSONL), refusing a malformed line by
 // number.
@@ -71,8 +83,8 @@ func normalize(s string) string {
 	return strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(".!?;:", r) })
 }
 
-// Extractor turns one golden text into claims.
-type Extractor func(id, text string) ([]claims.Claim, error)
+// Extractor turns one golden case (its text, and its query) into claims.
+type Extractor func(g Golden) ([]claims.Claim, error)
 
 // counts are matched, predicted and expected claims, and attribute checks.
 type counts struct {
@@ -156,9 +168,16 @@ func checkAttrs(id string, want GoldClaim, p claims.Claim, c *counts, misses *[]
 		{"quantity", want.Quantity, quantity},
 		{"unit", want.Unit, p.Qualifiers.Unit},
 		{"cite", strings.Join(want.Cite, ","), strings.Join(p.Cite, ",")},
+		{"location", want.Location, p.Qualifiers.Location},
+		{"population", want.Population, p.Qualifiers.Population},
+		{"timeframe", want.Timeframe, timeframeOf(p.Timeframe)},
+		{"importance", want.Importance, p.Importance},
 	} {
 		if a.want == "" {
 			continue
+		}
+		if a.want == "none" {
+			a.want = ""
 		}
 		c.attrN[a.name]++
 		if a.want == a.got {
@@ -167,6 +186,18 @@ func checkAttrs(id string, want GoldClaim, p claims.Claim, c *counts, misses *[]
 			*misses = append(*misses, miss{id, a.name, fmt.Sprintf("%q: want %q, got %q", p.Text, a.want, a.got)})
 		}
 	}
+}
+
+// timeframeOf writes a claim's timeframe as GoldClaim.Timeframe does.
+func timeframeOf(tf *claims.Timeframe) string {
+	if tf == nil || *tf == (claims.Timeframe{}) {
+		return ""
+	}
+	s := tf.Start + "/" + tf.End
+	if tf.AsOf != "" {
+		s += "@" + tf.AsOf
+	}
+	return s
 }
 
 // result is a golden set scored.
@@ -180,7 +211,7 @@ type result struct {
 func score(gs []Golden, ex Extractor) (result, error) {
 	r := result{all: newCounts(), cases: map[string]counts{}}
 	for _, g := range gs {
-		got, err := ex(g.ID, g.Text)
+		got, err := ex(g)
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", g.ID, err)
 		}
@@ -206,7 +237,7 @@ func (r result) print(w io.Writer, verbose bool) {
 	}
 	c := r.all
 	fmt.Fprintf(w, "%-16s %6d %6d %6d %9.3f %7.3f\n", "all", c.gold, c.pred, c.tp, c.precision(), c.recall())
-	for _, a := range []string{"type", "quantity", "unit", "cite"} {
+	for _, a := range attrNames {
 		if n := c.attrN[a]; n > 0 {
 			fmt.Fprintf(w, "%s agrees on %d of %d matched claims (%.3f)\n", a, c.attrOK[a], n, rate(c.attrOK[a], n))
 		}

@@ -176,7 +176,10 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.Float64Var(&r.priceIn, "price-input", 0, "cost of a million input (prompt) tokens of a remote judge or LLM extractor, in your currency: the records' cost and summary.json's usage.cost (null without it); give --price-output too")
 	f.Float64Var(&r.priceOut, "price-output", 0, "cost of a million output (completion) tokens; with --price-input")
 	f.Float64Var(&o.AbstainBelow, "abstain-below", 0, "abstain when the calibrated confidence is below this")
-	f.Float64Var(&o.MinRetrievalScore, "min-retrieval-score", 0, "abstain when the best (uncited) passage's BM25 score is below this")
+	f.Float64Var(&o.MinRetrievalScore, "min-retrieval-score", 0, "a claim whose best (uncited) passage's BM25 score is below this found nothing relevant: it abstains (abstain_reason weak_retrieval), or is insufficient under --weak-retrieval insufficient")
+	f.StringVar(&o.WeakRetrieval, "weak-retrieval", audit.WeakRetrievalAbstain, "what a claim under --min-retrieval-score gets: abstain (undecided, abstain_reason weak_retrieval) or insufficient (decided insufficient, decided_by weak_retrieval, flag weak_retrieval), so the run goes on deciding it")
+	f.DurationVar(&o.VerifyTimeout, "verify-timeout", 0, "bound on one verifier call (e.g. 30s; 0: none): the claims of a slower call — with --outputs, every claim of their outputs — are skipped and logged (abstain_reason verify_timeout, the error column says how long it took), and do not count as errors")
+	f.BoolVar(&o.AllowDegenerateVerifier, "allow-degenerate-verifier", false, "do not fail a run whose verifier is degenerate (one label for at least 99% of 100 or more answered claims): by default the run says the verifier is disabled for decisions and exits 3 after writing its files")
 	f.StringVar(&o.Calibrate, "calibrate", "auto", "temperature scaling: auto, off or fixed")
 	f.Float64Var(&o.Temperature, "temperature", 0, "the temperature for --calibrate fixed")
 	f.StringVar(&r.tempFrom, "temperature-from", "", "apply the temperature fitted by an earlier run (its output folder's summary.json) to every claim: --calibrate fixed with that T, for unlabelled runs")
@@ -250,6 +253,12 @@ func (r *runCmd) checkInputs(cmd *cobra.Command) error {
 	}
 	if o.OutputsPath == "" && (cmd.Flags().Changed("split") || cmd.Flags().Changed("extractor")) {
 		return usageErrorf("--split and --extractor apply to --outputs")
+	}
+	if o.WeakRetrieval != audit.WeakRetrievalAbstain && o.WeakRetrieval != audit.WeakRetrievalInsufficient {
+		return usageErrorf("--weak-retrieval %q is not abstain or insufficient", o.WeakRetrieval)
+	}
+	if o.VerifyTimeout < 0 {
+		return usageErrorf("--verify-timeout %s is negative (0: no bound)", o.VerifyTimeout)
 	}
 	return nil
 }
@@ -427,7 +436,7 @@ func (r *runCmd) run(cmd *cobra.Command, _ []string) error {
 	if errors.Is(err, context.Canceled) {
 		return r.interrupted(cmd, o, err)
 	}
-	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) {
+	if err != nil && !errors.Is(err, audit.ErrTooManyErrors) && !errors.Is(err, audit.ErrDegenerateVerifier) {
 		return err
 	}
 	if res.Tables != nil {
