@@ -254,7 +254,7 @@ func (c *chunkwise) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adju
 			continue
 		}
 		for _, ps := range p.Passages {
-			flat = append(flat, adjudicate.Pair{ClaimID: p.ClaimID, Claim: p.Claim, Passages: []adjudicate.Passage{ps}})
+			flat = append(flat, adjudicate.Pair{ClaimID: p.ClaimID, Claim: p.Claim, Passages: []adjudicate.Passage{ps}, Query: p.Query})
 		}
 	}
 	start[len(batch)] = len(flat)
