@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
@@ -233,6 +234,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		return nil, err
 	}
 	picker := reports.NewErrorPicker(reports.ReportErrors)
+	sliceTags := slices.Contains(o.SliceBy, metrics.SliceTags)
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -252,6 +254,12 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		// calibrate stage's outcomes).
 		out.Meta = sliceMeta(out.Meta, o.SliceBy)
 		out.ID = ""
+		rec := o.record(v, d, out, res.RunID)
+		rec.ClaimTypeInferred = inferred
+		rec.EvidenceTags = tags.of(rec.EvidenceUsed)
+		if sliceTags {
+			out.Tags = metrics.TagsName(rec.EvidenceTags)
+		}
 		if err := outSpool.add(&out); err != nil {
 			return err
 		}
@@ -259,9 +267,6 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		if o.DecideProgress != nil && (res.Records%1024 == 0 || res.Records == total) {
 			o.DecideProgress(res.Records, total)
 		}
-		rec := o.record(v, d, out, res.RunID)
-		rec.ClaimTypeInferred = inferred
-		rec.EvidenceTags = tags.of(rec.EvidenceUsed)
 		res.usage.Add(&rec)
 		picker.Add(rec)
 		o.addToLedger(res, v.Claim, rec)
