@@ -7,7 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
@@ -234,7 +233,6 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		return nil, err
 	}
 	picker := reports.NewErrorPicker(reports.ReportErrors)
-	sliceTags := slices.Contains(o.SliceBy, metrics.SliceTags)
 	err = sp.each(func(i int, v verified) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -257,9 +255,7 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		rec := o.record(v, d, out, res.RunID)
 		rec.ClaimTypeInferred = inferred
 		rec.EvidenceTags = tags.of(rec.EvidenceUsed)
-		if sliceTags {
-			out.Tags = metrics.TagsName(rec.EvidenceTags)
-		}
+		out.Tags = metrics.TagsName(rec.EvidenceTags) // as reports.OutcomeOf reads them back
 		if err := outSpool.add(&out); err != nil {
 			return err
 		}
