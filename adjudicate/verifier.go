@@ -32,6 +32,54 @@ type Pair struct {
 	// aggregates the verdicts (MaxSupport). A verifier is never handed a
 	// pair with it set.
 	PerPassage bool `json:",omitempty"`
+	// Query is the user's question the claim's model output answered (the
+	// outputs file's query), for a verifier that reads it (QueryReader);
+	// "" in a run over a claims file, for an output without one, and
+	// whenever --verifier-query keeps it from the verifier.
+	Query string `json:",omitempty"`
+}
+
+// The --verifier-query modes: whether the user's query reaches the
+// verifier (Pair.Query).
+const (
+	QueryAuto = "auto" // a verifier whose QueryByDefault is true reads it
+	QueryOn   = "on"   // every QueryReader reads it
+	QueryOff  = "off"  // no verifier reads it
+)
+
+// QueryModes lists the modes.
+var QueryModes = []string{QueryAuto, QueryOn, QueryOff}
+
+// QueryReader is a verifier that can read the user's query with a claim.
+// QueryByDefault says whether it does under --verifier-query auto: an LLM
+// judge does (its prompt gives the query as context); a pair model does
+// not (the query is a third segment it was not trained with, ClaimSegment).
+// A verifier that is no QueryReader never gets the query.
+type QueryReader interface {
+	QueryByDefault() bool
+}
+
+// ReadsQuery says whether v gets the query under the mode.
+func ReadsQuery(mode string, v Verifier) bool {
+	qr, ok := v.(QueryReader)
+	switch {
+	case !ok || mode == QueryOff:
+		return false
+	case mode == QueryOn:
+		return true
+	}
+	return qr.QueryByDefault()
+}
+
+// ClaimSegment is the claim's segment of a pair model's input: the claim,
+// and when the pair carries the query, the query as a third segment after
+// it ("<claim>\nQuestion: <query>"; a model given this segment should have
+// been trained with it).
+func ClaimSegment(p Pair) string {
+	if p.Query == "" {
+		return p.Claim
+	}
+	return p.Claim + "\nQuestion: " + p.Query
 }
 
 // Logit order: supported, unsupported, insufficient.

@@ -188,6 +188,12 @@ func cacheKey(version string, p adjudicate.Pair) []byte {
 		put(ps.Text)
 		put(fmt.Sprintf("%d %d %v %v", ps.Start, ps.End, math.Float64bits(ps.Score), ps.Cited))
 	}
+	if p.Query != "" {
+		// Only a pair carrying the query hashes it: the other keys stay
+		// what they were.
+		put("\x00query")
+		put(p.Query)
+	}
 	return h.Sum(nil)
 }
 

@@ -151,3 +151,16 @@ func TestCacheChecksumCatchesEditedValue(t *testing.T) {
 	assert.EqualValues(t, 1, inner.calls.Load(), "only the edited value is verified again")
 	require.NoError(t, c.Close())
 }
+
+// A pair's query is part of its verdict's key: the judge that read it may
+// answer otherwise.
+func TestCacheKeyHoldsTheQuery(t *testing.T) {
+	p := cachePairs(1)[0]
+	plain := cacheKey("v1", p)
+	asked := p
+	asked.Query = "How deep is Lake Orrin?"
+	other := p
+	other.Query = "How deep is Lake Vell?"
+	assert.NotEqual(t, plain, cacheKey("v1", asked))
+	assert.NotEqual(t, cacheKey("v1", asked), cacheKey("v1", other))
+}

@@ -76,13 +76,14 @@ func chunkOptions(v adjudicate.Verifier, claim string) corpus.ChunkOptions {
 // cited-or-corpus (flagged) and nothing under cited (flagged).
 func (r Retriever) cited(ctx context.Context, c claims.Claim, text, scope string) (adjudicate.Pair, []string, error) {
 	pair := adjudicate.Pair{ClaimID: c.ID, Claim: text, PerPassage: true}
+	query := queryOf(c, text)
 	seen := map[string]bool{}
 	add := func(p adjudicate.Passage) error {
 		if seen[p.ID] {
 			return nil
 		}
 		seen[p.ID] = true
-		s, err := r.Index.ScoreText(text, p.Text)
+		s, err := r.Index.ScoreQuery(query, p.Text)
 		if err != nil {
 			return err
 		}
@@ -125,7 +126,7 @@ func (r Retriever) cited(ctx context.Context, c claims.Claim, text, scope string
 		return pair, []string{FlagUncited}, nil
 	}
 	pair.PerPassage = false
-	hits, err := r.Index.Search(ctx, text, r.K)
+	hits, err := r.Index.SearchQuery(ctx, query, r.K)
 	if err != nil {
 		return pair, nil, fmt.Errorf("retrieve for claim %s: %w", c.ID, err)
 	}
@@ -253,7 +254,7 @@ func (c *chunkwise) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adju
 			continue
 		}
 		for _, ps := range p.Passages {
-			flat = append(flat, adjudicate.Pair{ClaimID: p.ClaimID, Claim: p.Claim, Passages: []adjudicate.Passage{ps}})
+			flat = append(flat, adjudicate.Pair{ClaimID: p.ClaimID, Claim: p.Claim, Passages: []adjudicate.Passage{ps}, Query: p.Query})
 		}
 	}
 	start[len(batch)] = len(flat)

@@ -56,6 +56,9 @@ func (o *Options) feed(ctx context.Context, ix *index, gold *claims.GoldIndex, j
 				t.pair, t.err = corpus.Recovered(func() (adjudicate.Pair, error) {
 					p, flags, err := r.Evidence(ctx, t.item.claim)
 					t.item.flags = flags
+					if o.queryUsed {
+						p.Query = o.outputsByID[t.item.claim.SourceID].Query
+					}
 					return p, err
 				})
 				close(t.done)

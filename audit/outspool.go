@@ -90,6 +90,7 @@ func (c *spoolCodec) outcome(o *metrics.Outcome) {
 	c.rawStr(o.Rule.String())
 	c.int(int64(o.RuleLabel))
 	c.int(int64(o.VerifierLabel))
+	c.rawStr(o.Tags.String())
 }
 
 func (c *spoolCodec) readOutcome(o *metrics.Outcome, strs interner) {
@@ -122,6 +123,7 @@ func (c *spoolCodec) readOutcome(o *metrics.Outcome, strs interner) {
 	o.Rule = metrics.NameOf(c.readStrIn(strs))
 	o.RuleLabel = metrics.Class(c.readInt())
 	o.VerifierLabel = metrics.Class(c.readInt())
+	o.Tags = metrics.NameOf(c.readStrIn(strs))
 }
 
 // interner holds one copy of each distinct string.

@@ -25,6 +25,7 @@ func randomOutcome(r *rand.Rand) metrics.Outcome {
 		return metrics.NameOf([]string{"", "fact", "critical", "numeric_mismatch", "x\xff"}[r.IntN(5)])
 	}
 	o.Type, o.Importance, o.Rule = name(), name(), name()
+	o.Tags = metrics.TagsName([]string{"numeric", "fact"}[:r.IntN(3)])
 	return o
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -62,6 +64,7 @@ func (r Retriever) Evidence(ctx context.Context, c claims.Claim) (adjudicate.Pai
 // passages of the whole corpus, k in all.
 func (r Retriever) corpusPair(ctx context.Context, c claims.Claim, text string) (adjudicate.Pair, error) {
 	pair := adjudicate.Pair{ClaimID: c.ID, Claim: text}
+	query := queryOf(c, text)
 	seen := map[string]bool{}
 	add := func(h corpus.Hit, cited bool) {
 		if seen[h.ID] || len(pair.Passages) >= r.K {
@@ -80,7 +83,7 @@ func (r Retriever) corpusPair(ctx context.Context, c claims.Claim, text string) 
 			add(h, true)
 			continue
 		}
-		hits, err := r.Index.SearchWithin(ctx, text, id, r.K)
+		hits, err := r.Index.SearchWithinQuery(ctx, query, id, r.K)
 		if err != nil {
 			return pair, err
 		}
@@ -95,7 +98,7 @@ func (r Retriever) corpusPair(ctx context.Context, c claims.Claim, text string) 
 			add(h, true)
 		}
 	}
-	hits, err := r.Index.Search(ctx, text, r.K)
+	hits, err := r.Index.SearchQuery(ctx, query, r.K)
 	if err != nil {
 		return pair, fmt.Errorf("retrieve for claim %s: %w", c.ID, err)
 	}
@@ -103,6 +106,19 @@ func (r Retriever) corpusPair(ctx context.Context, c claims.Claim, text string) 
 		add(h, false)
 	}
 	return pair, nil
+}
+
+// queryOf is what a claim is retrieved by: its text (restated through
+// the glossary) with its entities and subject (corpus.Query). The
+// verifier reads the text alone.
+func queryOf(c claims.Claim, text string) corpus.Query {
+	q := corpus.Query{Text: text}
+	for _, f := range append(slices.Clip(c.Normalization.Entities), c.Subject) {
+		if strings.TrimSpace(f) != "" {
+			q.Fields = append(q.Fields, f)
+		}
+	}
+	return q
 }
 
 // Pairs retrieves the evidence of many claims with workers goroutines,

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -63,6 +64,12 @@ type Options struct {
 	// the spans and whole documents it cites only, chunk by chunk
 	// (adjudicate.MaxSupport). A claim's evidence field overrides it.
 	Evidence string
+	// VerifierQuery is whether the user's query (the outputs file's
+	// query) reaches the verifier with each claim of its output
+	// (adjudicate.QueryModes; "" is auto: an LLM judge reads it, a pair
+	// model not). queryUsed is what it came to for the run's verifier.
+	VerifierQuery string
+	queryUsed     bool
 	// docTexts are the corpus's documents by id (read when some claim is
 	// judged against its citations); chunking sizes their chunks for a
 	// claim (the verifier's window).
@@ -499,6 +506,7 @@ func (o *Options) verifier(ix *index) (adjudicate.Verifier, error) {
 	v, err := o.NewVerifier(ix.Index)
 	if err == nil {
 		o.red = adjudicate.NewRedactor(adjudicate.SecretsOf(v)...)
+		o.queryUsed = o.Outputs != nil && adjudicate.ReadsQuery(cmp.Or(o.VerifierQuery, adjudicate.QueryAuto), v)
 	}
 	if err != nil || !o.Resume {
 		return v, err
@@ -632,6 +640,10 @@ func runID(in *inputs, ix *index, o Options, verifierVersion string) string {
 		// Only non-default settings enter the hash, so run ids of default
 		// configurations stay what they were before settings were hashed.
 		fmt.Fprintf(h, "passages=%d/%d/%d\n", p.WindowSentences, p.WindowStride, p.MaxChars)
+	}
+	if o.queryUsed {
+		// Only a run whose verifier reads the query hashes it.
+		fmt.Fprintf(h, "verifier-query\n")
 	}
 	if o.NumericPolicy != numeric.PolicyAuto || o.NumericEffect != lint.EffectRule {
 		fmt.Fprintf(h, "numeric=%s/%s\n", o.NumericPolicy, o.NumericEffect)

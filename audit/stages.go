@@ -257,6 +257,10 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		// calibrate stage's outcomes).
 		out.Meta = sliceMeta(out.Meta, o.SliceBy)
 		out.ID = ""
+		rec := o.record(v, d, out, res.RunID)
+		rec.ClaimTypeInferred = inferred
+		rec.EvidenceTags = tags.of(rec.EvidenceUsed)
+		out.Tags = metrics.TagsName(rec.EvidenceTags) // as reports.OutcomeOf reads them back
 		if err := outSpool.add(&out); err != nil {
 			return err
 		}
@@ -264,9 +268,6 @@ func (o *Options) writeRecords(ctx context.Context, sp *spool, cal calibration, 
 		if o.DecideProgress != nil && (res.Records%1024 == 0 || res.Records == total) {
 			o.DecideProgress(res.Records, total)
 		}
-		rec := o.record(v, d, out, res.RunID)
-		rec.ClaimTypeInferred = inferred
-		rec.EvidenceTags = tags.of(rec.EvidenceUsed)
 		res.usage.Add(&rec)
 		picker.Add(rec)
 		o.addToLedger(res, v.Claim, rec)

@@ -114,12 +114,17 @@ type Hit struct {
 // input alone, not on how the index was built. A query with no content
 // words returns no hits.
 func (ix *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) {
-	return ix.search(ctx, text, k, "")
+	return ix.search(ctx, Query{Text: text}, k, "")
 }
 
-func (ix *Index) search(ctx context.Context, text string, k int, docID string) ([]Hit, error) {
-	terms := QueryTerms(text)
-	if len(terms) == 0 || k <= 0 {
+// SearchQuery is Search for a query with fields (Query): a query without
+// fields is Search's.
+func (ix *Index) SearchQuery(ctx context.Context, q Query, k int) ([]Hit, error) {
+	return ix.search(ctx, q, k, "")
+}
+
+func (ix *Index) search(ctx context.Context, q Query, k int, docID string) ([]Hit, error) {
+	if len(QueryTerms(q.Text)) == 0 || k <= 0 {
 		return nil, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -137,7 +142,7 @@ func (ix *Index) search(ctx context.Context, text string, k int, docID string) (
 		}
 		within = n
 	}
-	top := s.topK(analyseQuery(ix.analyzer, terms), k, within)
+	top := s.topK(ix.analyse(q), k, within)
 	hits := make([]Hit, 0, len(top))
 	for i, c := range top {
 		h, err := ix.storedAt(s, c.ord)
@@ -258,30 +263,34 @@ const (
 func QueryTerms(text string) []Term {
 	var terms []Term
 	seen := map[string]bool{}
-	first := true
-	for _, w := range words(text) {
+	for i, w := range words(text) {
 		lower := strings.ToLower(w)
-		isFirst := first
-		first = false
-		number := strings.ContainsFunc(w, unicode.IsDigit)
-		acronym := len([]rune(w)) >= 2 && w == strings.ToUpper(w) && strings.ContainsFunc(w, unicode.IsLetter)
-		if stopWords[lower] && !acronym {
-			continue
-		}
-		if seen[lower] {
+		boost, ok := wordBoost(w, i == 0)
+		if !ok || seen[lower] {
 			continue
 		}
 		seen[lower] = true
-		boost := boostWord
-		switch {
-		case number:
-			boost = boostNumber
-		case acronym || (!isFirst && unicode.IsUpper([]rune(w)[0])):
-			boost = boostEntity
-		}
 		terms = append(terms, Term{Text: w, Boost: boost})
 	}
 	return terms
+}
+
+// wordBoost is a query word's boost, false for a stop word (an all-caps
+// acronym such as "US" is none). A capitalised word is an entity unless it
+// opens the text (first).
+func wordBoost(w string, first bool) (float64, bool) {
+	number := strings.ContainsFunc(w, unicode.IsDigit)
+	acronym := len([]rune(w)) >= 2 && w == strings.ToUpper(w) && strings.ContainsFunc(w, unicode.IsLetter)
+	if stopWords[strings.ToLower(w)] && !acronym {
+		return 0, false
+	}
+	switch {
+	case number:
+		return boostNumber, true
+	case acronym || (!first && unicode.IsUpper([]rune(w)[0])):
+		return boostEntity, true
+	}
+	return boostWord, true
 }
 
 // words splits text into words: runs of letters and digits, keeping
@@ -359,7 +368,12 @@ func (ix *Index) N() int { return ix.manifest.Counts.Passages }
 // SearchWithin is Search restricted to the passages of one document; the
 // scores are the same as Search gives those passages.
 func (ix *Index) SearchWithin(ctx context.Context, text, docID string, k int) ([]Hit, error) {
-	return ix.search(ctx, text, k, docID)
+	return ix.search(ctx, Query{Text: text}, k, docID)
+}
+
+// SearchWithinQuery is SearchWithin for a query with fields.
+func (ix *Index) SearchWithinQuery(ctx context.Context, q Query, docID string, k int) ([]Hit, error) {
+	return ix.search(ctx, q, k, docID)
 }
 
 // Passage returns the passage with the given id (a span id or a window id),
@@ -420,8 +434,12 @@ func (ix *Index) Tokens(text string) []string {
 // itself a passage of the index. Terms the index has never seen add
 // nothing, as in Search.
 func (ix *Index) ScoreText(query, text string) (float64, error) {
-	terms := QueryTerms(query)
-	if len(terms) == 0 {
+	return ix.ScoreQuery(Query{Text: query}, text)
+}
+
+// ScoreQuery is ScoreText for a query with fields.
+func (ix *Index) ScoreQuery(q Query, text string) (float64, error) {
+	if len(QueryTerms(q.Text)) == 0 {
 		return 0, nil
 	}
 	s, err := ix.load()
@@ -435,7 +453,7 @@ func (ix *Index) ScoreText(query, text string) (float64, error) {
 	}
 	norm := BM25K1 * (1 - BM25B + BM25B*float64(len(toks))/max(s.avgLen, 1e-9))
 	score := 0.0
-	for _, wt := range analyseQuery(ix.analyzer, terms) {
+	for _, wt := range ix.analyse(q) {
 		tp, ok := s.terms[wt.term]
 		n := tf[wt.term]
 		if !ok || n == 0 {

@@ -1,6 +1,6 @@
 // Runs every ```sql block of docs/notebook.md with DuckDB over the records
-// files a glob names (RUNS in the SQL), printing each result; exits 1 when
-// a query fails or returns no rows.
+// files a glob names (RUNS in the SQL; METRICS: the metrics.parquet beside
+// each), printing each result; exits 1 when a query fails or returns no rows.
 // Usage: node interop/notebook.mjs docs/notebook.md 'runs/*/records.parquet'
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,8 @@ const db = await DuckDBInstance.create(':memory:');
 const con = await db.connect();
 let failures = 0;
 for (const sql of blocks) {
-  const q = sql.replaceAll("'RUNS'", `'${runs.replaceAll("'", "''")}'`);
+  const metrics = runs.replace(/records\.parquet$/, 'metrics.parquet');
+  const q = sql.replaceAll("'RUNS'", `'${runs.replaceAll("'", "''")}'`).replaceAll("'METRICS'", `'${metrics.replaceAll("'", "''")}'`);
   try {
     const rows = await (await con.run(q)).getRowObjectsJson();
     console.log(`-- ${q.trim().split('\n')[0]} … (${rows.length} rows)`);

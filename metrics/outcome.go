@@ -61,6 +61,10 @@ type Outcome struct {
 	EvidenceRanks []int
 	// Meta is the claim's user metadata, sliced on by SlicesBy.
 	Meta map[string]string
+	// Tags are the tags of the span of the passage that decided the claim
+	// (records' evidence_tags), joined by TagSep and interned; 0 when it
+	// has none. SlicesBy slices on them with SliceTags.
+	Tags Name
 	// Rule is the first decision rule that gave the claim a label ("" when
 	// none did), RuleLabel that label (applied or, under --rule-effect
 	// flag, not) and VerifierLabel the verifier's own label on the claim

@@ -20,15 +20,71 @@ type Partition struct {
 	Group []int32
 }
 
-// PartitionKinds are the partitions whose slices, after "all", make
+// PartitionKinds are the kinds of slices that, after "all", make
 // SlicesBy's list, in its order: "type", "source", "importance", then
-// "meta.<key>" for each of keys.
+// "meta.<key>" for each of keys, or KindTag for SliceTags. Every kind but
+// KindTag is a partition (PartitionOf); KindTag's slices overlap
+// (TagSlices).
 func PartitionKinds(keys []string) []string {
 	kinds := []string{"type", "source", "importance"}
 	for _, k := range keys {
+		if k == SliceTags {
+			kinds = append(kinds, KindTag)
+			continue
+		}
 		kinds = append(kinds, "meta."+k)
 	}
 	return kinds
+}
+
+// SliceTags, among SlicesBy's keys, asks for a slice per evidence tag
+// (Outcome.Tags) in place of a metadata key: "tag=numeric". It is no
+// metadata key a claims file can give (those hold no NUL), and audit
+// run --slice-by tag spells it.
+const SliceTags = "\x00tag"
+
+// KindTag is the kind of the evidence-tag slices.
+const KindTag = "tag"
+
+// TagSep joins a claim's evidence tags in Outcome.Tags.
+const TagSep = "\x1f"
+
+// TagsName is the Outcome.Tags of a list of tags (0 for none).
+func TagsName(tags []string) Name { return NameOf(strings.Join(tags, TagSep)) }
+
+// TagSlices are the slices by evidence tag: one per tag any outcome
+// has, named "tag=<tag>" and sorted by tag, each holding the outcomes
+// whose Tags has it (an outcome with two tags is in two slices; one
+// without is in none). An outcome's tag given twice counts once.
+func TagSlices(outs []Outcome) []Slice {
+	members := map[string][]int{}
+	split := map[Name][]string{}
+	for i := range outs {
+		n := outs[i].Tags
+		if n == 0 {
+			continue
+		}
+		tags, ok := split[n]
+		if !ok {
+			tags = strings.Split(n.String(), TagSep)
+			slices.Sort(tags)
+			tags = slices.Compact(slices.DeleteFunc(tags, func(t string) bool { return t == "" }))
+			split[n] = tags
+		}
+		for _, t := range tags {
+			members[t] = append(members[t], i)
+		}
+	}
+	names := make([]string, 0, len(members))
+	for t := range members {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	out := make([]Slice, len(names))
+	for i, t := range names {
+		out[i] = Slice{Name: KindTag + "=" + t, Indexes: members[t]}
+	}
+	return out
 }
 
 // PartitionOf is the partition of one kind (PartitionKinds).

@@ -493,8 +493,10 @@ func SlicesWith(outs []Outcome, opts SliceOptions) []Slice { return SlicesBy(out
 
 // SlicesBy returns Slices, then one slice per value of each metadata key
 // in keys ("meta.topic=health"), keys in the order given and values
-// sorted; claims without the key only count in "all". The slices after
-// "all" are the partitions' (PartitionOf), as index lists.
+// sorted; claims without the key only count in "all". The key SliceTags
+// gives a slice per evidence tag instead (TagSlices: a claim is in one
+// per tag it has). The slices after "all" are the partitions'
+// (PartitionOf), as index lists, and the tags'.
 func SlicesBy(outs []Outcome, opts SliceOptions, keys []string) []Slice {
 	all := Slice{Name: "all", Indexes: make([]int, len(outs))}
 	for i := range all.Indexes {
@@ -502,6 +504,10 @@ func SlicesBy(outs []Outcome, opts SliceOptions, keys []string) []Slice {
 	}
 	out := []Slice{all}
 	for _, kind := range PartitionKinds(keys) {
+		if kind == KindTag {
+			out = append(out, TagSlices(outs)...)
+			continue
+		}
 		p := PartitionOf(outs, opts, kind)
 		members := make([][]int, len(p.Names))
 		for i, g := range p.Group {

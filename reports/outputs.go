@@ -504,6 +504,12 @@ func Compute(in Input) (*Tables, error) {
 	}
 	progress(len(in.Outcomes))
 	for _, kind := range kinds {
+		if kind == metrics.KindTag {
+			if err := tagSlices(in, each, progress); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		p := metrics.PartitionOf(in.Outcomes, metrics.SliceOptions{MaxSources: in.MaxSourceSlices}, kind)
 		gr := groupInPlace(in.Outcomes, in.Temperatures, p)
 		for g, name := range p.Names {
@@ -533,6 +539,27 @@ func Compute(in Input) (*Tables, error) {
 	t.meta = Meta{RunID: in.RunID, ToolVersion: in.ToolVersion, Instance: in.Instance}
 	t.stampRows(in.Instance)
 	return t, nil
+}
+
+// tagSlices evaluates the evidence-tag slices (metrics.TagSlices). They
+// overlap, so they cannot be laid side by side in place as a partition's
+// are: each is copied out (its outcomes and temperatures), one at a time.
+func tagSlices(in Input, each func(string, []metrics.Outcome, []float64, bool) error, progress func(int)) error {
+	for _, sl := range metrics.TagSlices(in.Outcomes) {
+		outs := sl.Pick(in.Outcomes)
+		var temps []float64
+		if in.Temperatures != nil {
+			temps = make([]float64, len(sl.Indexes))
+			for i, j := range sl.Indexes {
+				temps[i] = in.Temperatures[j]
+			}
+		}
+		if err := each(sl.Name, outs, temps, false); err != nil {
+			return err
+		}
+		progress(len(outs))
+	}
+	return nil
 }
 
 // calibratedSummaries are what Compute reads of the calibrated outcomes

@@ -515,6 +515,9 @@ func OutcomeOf(r Record) metrics.Outcome {
 	if len(r.Meta) > 0 {
 		o.Meta = r.Meta
 	}
+	if len(r.EvidenceTags) > 0 {
+		o.Tags = metrics.TagsName(r.EvidenceTags)
+	}
 	if r.GoldLabel != nil {
 		o.Gold = classNamed(*r.GoldLabel)
 	}

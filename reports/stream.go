@@ -52,10 +52,12 @@ type outcomeColumns struct {
 	Cost           *float64         `parquet:"cost,optional"`
 }
 
-// metaColumn is the claims' metadata, read beside outcomeColumns only when
-// a slice is asked of it (a map per row is the costliest column to decode).
+// metaColumn is the claims' metadata and evidence tags, read beside
+// outcomeColumns only when a slice is asked of them (a map per row is the
+// costliest column to decode).
 type metaColumn struct {
-	Meta map[string]string `parquet:"meta"`
+	Meta         map[string]string `parquet:"meta"`
+	EvidenceTags []string          `parquet:"evidence_tags,list"`
 }
 
 // evidenceColumn is the part of an evidence entry gold-evidence ranks read.
@@ -126,7 +128,7 @@ func ScanRecords(path string, meta bool, fn func(row int64, r Record) error) (er
 			var r Record
 			cols.buf[i].record(&r)
 			if metas != nil {
-				r.Meta = metas.buf[i].Meta
+				r.Meta, r.EvidenceTags = metas.buf[i].Meta, metas.buf[i].EvidenceTags
 			}
 			if err := fn(row, r); err != nil {
 				return err
@@ -252,6 +254,9 @@ type ReadOptions struct {
 func (o ReadOptions) compact(out *metrics.Outcome, src interner) {
 	out.Source = src.of(out.Source)
 	out.Meta = SliceMeta(out.Meta, o.SliceBy)
+	if !slices.Contains(o.SliceBy, metrics.SliceTags) {
+		out.Tags = 0
+	}
 	if o.Folds >= 2 {
 		out.Fold = int8(metrics.FoldOf(out.ID, o.Seed, o.Folds) + 1)
 		out.ID = ""

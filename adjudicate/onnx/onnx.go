@@ -444,6 +444,10 @@ func mapLabels(id2label map[string]string, rule string) (labelMap, error) {
 // the verdict cache.
 func (v *Verifier) Version() string { return v.version }
 
+// QueryByDefault is false: a pair model reads the user's query (as a third
+// segment, adjudicate.ClaimSegment) only under --verifier-query on.
+func (v *Verifier) QueryByDefault() bool { return false }
+
 // PreferredBatchSize is the number of claims per Verify call.
 func (v *Verifier) PreferredBatchSize() int { return v.maxBatch }
 
@@ -483,7 +487,7 @@ func (v *Verifier) newCall(batch []adjudicate.Pair) *call {
 		}
 		for pi, ps := range passages {
 			c.pairs = append(c.pairs, encoded{claim: ci, passage: pi})
-			c.texts = append(c.texts, [2]string{ps.Text, p.Claim})
+			c.texts = append(c.texts, [2]string{ps.Text, adjudicate.ClaimSegment(p)})
 		}
 	}
 	c.errs = make([]error, len(c.pairs))

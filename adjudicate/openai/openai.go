@@ -87,7 +87,7 @@ func Backend() adjudicate.Backend {
 			o := Options{}
 			fs.StringVar(&o.Model, "model", "", "openai: the model name the server serves")
 			fs.StringVar(&o.APIKeyEnv, "api-key-env", DefaultAPIKeyEnv, "openai: environment variable holding the API key (sent as a bearer token; never logged or recorded)")
-			fs.StringVar(&o.Prompt, "prompt", "", "openai: prompt template file (Go text/template over .Claim and .Passages; default: the documented built-in)")
+			fs.StringVar(&o.Prompt, "prompt", "", "openai: prompt template file (Go text/template over .Claim, .Passages and .Query; default: the documented built-in)")
 			fs.IntVar(&o.MaxTokens, "max-tokens", 200, "openai: most tokens in the judge's answer")
 			fs.BoolVar(&o.Logprobs, "logprobs", true, "openai: ask for logprobs (without them the probabilities are a fixed fallback and calibration is unavailable)")
 			fs.BoolVar(&o.JSONMode, "json-mode", true, "openai: ask for JSON output (response_format json_object)")
@@ -112,7 +112,7 @@ func New(o Options) (*Verifier, error) {
 		return nil, fmt.Errorf("openai verifier: --max-tokens %d must be positive", o.MaxTokens)
 	}
 	c, err := remote.NewChat(remote.ChatOptions{Client: o.Client, Model: o.Model, APIKeyEnv: o.APIKeyEnv, Prompt: o.Prompt,
-		DefaultPrompt: defaultPrompt, Sample: promptData{Claim: "x", Passages: []promptPassage{{N: 1, Source: "d", Text: "y"}}},
+		DefaultPrompt: defaultPrompt, Sample: promptData{Claim: "x", Passages: []promptPassage{{N: 1, Source: "d", Text: "y"}}, Query: "q"},
 		Who: "openai verifier", Getenv: o.Getenv})
 	if err != nil {
 		return nil, err
@@ -125,6 +125,10 @@ func New(o Options) (*Verifier, error) {
 // Version names the server, the model, the prompt and the request
 // settings, for the verdict cache. It holds no secret.
 func (v *Verifier) Version() string { return v.version }
+
+// QueryByDefault is true: the judge's prompt gives the user's query as
+// context when the claim's output has one (--verifier-query auto).
+func (v *Verifier) QueryByDefault() bool { return true }
 
 // PreferredBatchSize is the number of claims per Verify call; their
 // requests go out in parallel (up to --max-inflight across the process).
@@ -148,11 +152,14 @@ type promptPassage struct {
 type promptData struct {
 	Claim    string
 	Passages []promptPassage
+	// Query is the user's question the claim's output answered ("" when
+	// the pair carries none): context for the judge, not what it judges.
+	Query string
 }
 
 // Prompt renders the prompt for one claim.
 func (v *Verifier) Prompt(p adjudicate.Pair) (string, error) {
-	d := promptData{Claim: p.Claim}
+	d := promptData{Claim: p.Claim, Query: p.Query}
 	for i, ps := range p.Passages {
 		src := ps.DocID
 		if ps.SpanID != "" {

@@ -300,3 +300,39 @@ func TestFaults(t *testing.T) {
 		})
 	}
 }
+
+// The user's query reaches the judge's prompt as context when the pair
+// carries one, and the prompt without it is the prompt of a pair without
+// a query, byte for byte.
+func TestPromptCarriesTheQuery(t *testing.T) {
+	srv := remotetest.NewOpenAI("judge-7b", hashJudge)
+	url := serve(t, srv)
+	v := newJudge(t, Options{Client: fastRetries(url, nil), Logprobs: true, JSONMode: true})
+	assert.True(t, v.QueryByDefault(), "the judge reads the query under --verifier-query auto")
+	asked := onePair[0]
+	asked.Query = "How deep is Lake Orrin?"
+	_, err := v.Verify(context.Background(), []adjudicate.Pair{asked, onePair[0]})
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	prompts := map[bool]string{}
+	for _, r := range reqs {
+		content := r["messages"].([]any)[0].(map[string]any)["content"].(string)
+		prompts[strings.Contains(content, "How deep is Lake Orrin?")] = content
+	}
+	require.Len(t, prompts, 2, "one prompt with the query, one without")
+	with, without := prompts[true], prompts[false]
+	assert.Contains(t, with, "Claim: Lake Orrin is 18 metres deep.\n\nThe claim comes from an answer to this question (context only: judge the claim, not the answer):\nHow deep is Lake Orrin?\n\nPassages:\n")
+	assert.NotContains(t, without, "question")
+	assert.Contains(t, without, "Claim: Lake Orrin is 18 metres deep.\n\nPassages:\n", "no query: the prompt as before")
+	again, err := v.Prompt(onePair[0])
+	require.NoError(t, err)
+	assert.Equal(t, without, again)
+	// A --prompt template reads it as .Query.
+	f := filepath.Join(t.TempDir(), "p.tmpl")
+	require.NoError(t, os.WriteFile(f, []byte("C={{.Claim}} Q={{.Query}}"), 0o644))
+	custom := newJudge(t, Options{Client: remote.Options{Endpoint: "http://127.0.0.1:1/v1"}, Prompt: f})
+	got, err := custom.Prompt(asked)
+	require.NoError(t, err)
+	assert.Equal(t, "C=Lake Orrin is 18 metres deep. Q=How deep is Lake Orrin?", got)
+}

@@ -15,16 +15,18 @@ type TextPair struct {
 	PassageText    string
 }
 
-// TextPairs lists every (claim, passage) pair of a batch, in order.
+// TextPairs lists every (claim, passage) pair of a batch, in order; the
+// claim's text is its segment (adjudicate.ClaimSegment: with the query
+// when the pair carries one).
 func TextPairs(batch []adjudicate.Pair) []TextPair {
 	var out []TextPair
 	for ci, p := range batch {
 		if len(p.Passages) == 0 {
-			out = append(out, TextPair{Claim: ci, ClaimText: p.Claim})
+			out = append(out, TextPair{Claim: ci, ClaimText: adjudicate.ClaimSegment(p)})
 			continue
 		}
 		for pi, ps := range p.Passages {
-			out = append(out, TextPair{Claim: ci, Passage: pi, ClaimText: p.Claim, PassageText: ps.Text})
+			out = append(out, TextPair{Claim: ci, Passage: pi, ClaimText: adjudicate.ClaimSegment(p), PassageText: ps.Text})
 		}
 	}
 	return out

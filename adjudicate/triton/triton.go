@@ -239,6 +239,10 @@ func (v *Verifier) plan(md metadata) error {
 // cache: another server or model never reuses verdicts.
 func (v *Verifier) Version() string { return v.version }
 
+// QueryByDefault is false: a pair model reads the user's query (as a third
+// segment, adjudicate.ClaimSegment) only under --verifier-query on.
+func (v *Verifier) QueryByDefault() bool { return false }
+
 // PreferredBatchSize is the number of claims per Verify call.
 func (v *Verifier) PreferredBatchSize() int { return 32 }
 

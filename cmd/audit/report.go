@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ type outputFlags struct {
 func (o *outputFlags) add(f *pflag.FlagSet, slices bool) {
 	f.StringVar(&o.plotFormat, "plot-format", "png,svg", "formats of every plot: png, svg or png,svg")
 	if slices {
-		f.StringSliceVar(&o.sliceBy, "slice-by", nil, "also slice every metric by a claim metadata key, e.g. meta.topic (repeat or comma-separate)")
+		f.StringSliceVar(&o.sliceBy, "slice-by", nil, "also slice every metric by a claim metadata key, e.g. meta.topic, or by evidence tag, tag (a slice tag=T per tag of the deciding span, a claim in one per tag it has) (repeat or comma-separate)")
 	}
 }
 
@@ -62,9 +63,15 @@ func (o *outputFlags) parse() (formats, keys []string, err error) {
 		return nil, nil, usageErrorf("--plot-format: %v", err)
 	}
 	for _, s := range o.sliceBy {
+		if strings.TrimSpace(s) == metrics.KindTag {
+			if !slices.Contains(keys, metrics.SliceTags) {
+				keys = append(keys, metrics.SliceTags)
+			}
+			continue
+		}
 		key, ok := strings.CutPrefix(strings.TrimSpace(s), "meta.")
-		if !ok || key == "" {
-			return nil, nil, usageErrorf("--slice-by %q: slices come from claim metadata, written meta.KEY (type, source and importance are always sliced)", s)
+		if !ok || key == "" || strings.Contains(key, "\x00") {
+			return nil, nil, usageErrorf("--slice-by %q: slices come from claim metadata, written meta.KEY, or the evidence tags, written tag (type, source and importance are always sliced)", s)
 		}
 		keys = append(keys, key)
 	}

@@ -171,6 +171,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	passageFlags(f, &o.Passages)
 	f.IntVar(&o.K, "k", 5, "passages retrieved per claim")
 	f.StringVar(&o.Evidence, "evidence", claims.EvidenceCorpus, "where a claim's evidence comes from: corpus (BM25 over the whole corpus, cited passages first), cited (only the spans and whole documents it cites, every chunk verified; a claim citing nothing is insufficient, flagged uncited) or cited-or-corpus (cited, and retrieval for a claim citing nothing, flagged); a claim's own evidence field overrides it")
+	f.StringVar(&o.VerifierQuery, "verifier-query", adjudicate.QueryAuto, "in a run over model outputs (--outputs), whether the user's query reaches the verifier with each claim of its output: auto (the openai judge reads it in its prompt as context; a pair model (onnx, tei, triton) does not), on (pair models too, as a third segment after the claim: \"<claim>\\nQuestion: <query>\"), off (none). The lexical and cascade verifiers never read it")
 	f.IntVar(&o.BatchSize, "batch-size", 0, "claims per verifier call (default: the verifier's preference)")
 	f.IntVar(&o.Workers, "workers", 1, "concurrent verifier calls")
 	f.Float64Var(&r.priceIn, "price-input", 0, "cost of a million input (prompt) tokens of a remote judge or LLM extractor, in your currency: the records' cost and summary.json's usage.cost (null without it); give --price-output too")
@@ -339,6 +340,9 @@ func (r *runCmd) checkDecisions() error {
 	}
 	if !slices.Contains(claims.EvidenceScopes, o.Evidence) {
 		return usageErrorf("--evidence %q is not one of %s", o.Evidence, strings.Join(claims.EvidenceScopes, ", "))
+	}
+	if !slices.Contains(adjudicate.QueryModes, o.VerifierQuery) {
+		return usageErrorf("--verifier-query %q is not one of %s", o.VerifierQuery, strings.Join(adjudicate.QueryModes, ", "))
 	}
 	if !slices.Contains(numeric.Policies, o.NumericPolicy) {
 		return usageErrorf("--numeric-policy %q is not one of %s", o.NumericPolicy, strings.Join(numeric.Policies, ", "))

@@ -21,7 +21,7 @@ var runFlagGroups = []flagGroup{
 	{"Inputs", []string{"corpus", "spans", "claims", "outputs", "gold", "strict-gold", "index"}},
 	{"Output and gates", []string{"out", "force", "fail-on", "json", "plot-format", "slice-by", "source-slices"}},
 	{"Retrieval", []string{"evidence", "k", "min-retrieval-score", "weak-retrieval", "window-sentences", "window-stride", "max-passage-chars"}},
-	{"Verifier (its backend's options are below)", []string{"verifier", "batch-size", "workers", "verify-timeout", "allow-degenerate-verifier", "resume", "price-input", "price-output"}},
+	{"Verifier (its backend's options are below)", []string{"verifier", "batch-size", "workers", "verify-timeout", "allow-degenerate-verifier", "resume", "price-input", "price-output", "verifier-query"}},
 	{"Calibration", []string{"calibrate", "temperature", "temperature-from", "folds", "min-calibration", "ece-threshold", "seed"}},
 	{"Decisions: abstention, numbers, labelling rules", []string{"abstain-below", "numeric-policy", "numeric-effect", "rules", "rule-effect",
 		"no-evidence", "authority", "max-evidence-age", "as-of"}},
