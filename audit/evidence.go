@@ -77,16 +77,19 @@ func chunkOptions(v adjudicate.Verifier, claim string) corpus.ChunkOptions {
 func (r Retriever) cited(ctx context.Context, c claims.Claim, text, scope string) (adjudicate.Pair, []string, error) {
 	pair := adjudicate.Pair{ClaimID: c.ID, Claim: text, PerPassage: true}
 	seen := map[string]bool{}
+	var scorer *corpus.TextScorer
 	add := func(p adjudicate.Passage) error {
 		if seen[p.ID] {
 			return nil
 		}
 		seen[p.ID] = true
-		s, err := r.Index.ScoreText(text, p.Text)
-		if err != nil {
-			return err
+		if scorer == nil {
+			var err error
+			if scorer, err = r.Index.TextScorer(text); err != nil {
+				return err
+			}
 		}
-		p.Score, p.Cited = s, true
+		p.Score, p.Cited = scorer.Score(p.Text), true
 		pair.Passages = append(pair.Passages, p)
 		return nil
 	}
