@@ -4,7 +4,8 @@
 # the pooled-retrieval run (the default), verifier alone (--rules none):
 # binary balanced accuracy and ROC AUC of p(supported) per set
 # (bench/grounded/metrics.py over the run's records: its summary.json's
-# figures when every claim runs). Separates retrieval errors from
+# figures when every claim runs), and cited minus pooled balanced accuracy
+# with its 95% paired bootstrap interval. Separates retrieval errors from
 # verification errors.
 #
 # usage: [SAMPLE=N] [POOLED=DIR] bench/grounded/real.sh AUDIT_BIN DATA_DIR WORK_DIR [run flags...]
@@ -26,7 +27,7 @@ shift 3
 sample=${SAMPLE:-0} pooled=${POOLED:-} sets=${SETS:-fm2 checkcovid_train citint_train sufficient_facts}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
-printf '%-18s %6s %8s %8s %8s %8s\n' set claims pooled cited pooledAUC citedAUC
+printf '%-18s %6s %8s %8s %8s %8s  %s\n' set claims pooled cited pooledAUC citedAUC 'cited-pooled [95% paired bootstrap]'
 for set in $sets; do
 	d=$data/$set
 	total=$(wc -l <"$d/claims.jsonl")
@@ -65,6 +66,7 @@ for line in sys.stdin:
 	done
 	read -r pba pauc <<<"${row[pooled]}"
 	read -r cba cauc <<<"${row[cited]}"
-	printf '%-18s %6s %8s %8s %8s %8s%s\n' "$set" "$n" "$pba" "$cba" "$pauc" "$cauc" \
+	delta=$(python3 "$here/metrics.py" --paired "$work/$set-pooled-records.jsonl" "$work/$set-cited-records.jsonl" "$work/$set-claims.jsonl")
+	printf '%-18s %6s %8s %8s %8s %8s  %s%s\n' "$set" "$n" "$pba" "$cba" "$pauc" "$cauc" "$delta" \
 		"$([ "$uncited" -gt 0 ] && echo "  ($uncited claims without gold documents: uncited)")"
 done
