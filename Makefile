@@ -302,14 +302,20 @@ $(GENERATED_SET)/claims.jsonl: build
 
 ## eval-grounded: the four real sets, each claim against its gold evidence documents only
 ## (--evidence cited) beside the pooled-retrieval run: binary balanced accuracy and ROC AUC
-## per set (--rules none; GROUNDED_FLAGS adds run flags, e.g. --verifier onnx --model DIR);
+## per set (--rules none; GROUNDED_FLAGS adds run flags, e.g. --verifier onnx --model DIR;
+## GROUNDED_SAMPLE=N: about N claims a set, by a hash of the claim id, the claims
+## cascade-fit's CASCADE_SAMPLE=N picks; GROUNDED_POOLED=DIR: the pooled column from runs
+## already made with the same flags, DIR/model-<set>, e.g. .cache/cascade-fit/<model>);
 ## skipped without DATA. bench-contexts: audit run --outputs with per-output contexts and
 ## no corpus, timed, on CONTEXT_OUTPUTS generated outputs (10000)
 GROUNDED_FLAGS  ?=
+GROUNDED_SAMPLE ?= 0
+GROUNDED_POOLED ?=
 CONTEXT_OUTPUTS ?= 10000
 eval-grounded: build
 	@if ! $(HAVE_DATA); then echo "eval-grounded: skipped: set DATA to a folder holding $(REAL_SETS)"; exit 0; fi; \
-	bash bench/grounded/real.sh $(BIN)/audit $(DATA) $(CURDIR)/.cache/eval-grounded $(GROUNDED_FLAGS)
+	SAMPLE=$(GROUNDED_SAMPLE) POOLED=$(GROUNDED_POOLED) ORT_LIB=$(ORT_LIB) \
+	  bash bench/grounded/real.sh $(BIN)/audit $(DATA) $(CURDIR)/.cache/eval-grounded $(GROUNDED_FLAGS)
 
 bench-contexts: build
 	bash bench/grounded/contexts.sh $(BIN)/audit $(CURDIR)/.cache/bench-contexts-$(CONTEXT_OUTPUTS) $$(( $(CONTEXT_OUTPUTS) * 9 / 2 )) $(CONTEXT_OUTPUTS)

@@ -78,16 +78,19 @@ func (r Retriever) cited(ctx context.Context, c claims.Claim, text, scope string
 	pair := adjudicate.Pair{ClaimID: c.ID, Claim: text, PerPassage: true}
 	query := queryOf(c, text)
 	seen := map[string]bool{}
+	var scorer *corpus.TextScorer
 	add := func(p adjudicate.Passage) error {
 		if seen[p.ID] {
 			return nil
 		}
 		seen[p.ID] = true
-		s, err := r.Index.ScoreQuery(query, p.Text)
-		if err != nil {
-			return err
+		if scorer == nil {
+			var err error
+			if scorer, err = r.Index.TextScorer(query); err != nil {
+				return err
+			}
 		}
-		p.Score, p.Cited = s, true
+		p.Score, p.Cited = scorer.Score(p.Text), true
 		pair.Passages = append(pair.Passages, p)
 		return nil
 	}
@@ -107,13 +110,11 @@ func (r Retriever) cited(ctx context.Context, c claims.Claim, text, scope string
 			}
 			continue
 		}
-		runes := []rune(doc)
 		opts := corpus.ChunkOptions{}
 		if r.Chunking != nil {
 			opts = r.Chunking(text)
 		}
-		for n, ch := range corpus.Chunks(runes, opts) {
-			p := adjudicate.Passage{ID: fmt.Sprintf("%s#c%d", id, n), DocID: id, Start: ch[0], End: ch[1], Text: string(runes[ch[0]:ch[1]])}
+		for _, p := range r.docChunks(id, doc, opts) {
 			if err := add(p); err != nil {
 				return pair, nil, err
 			}
@@ -135,6 +136,32 @@ func (r Retriever) cited(ctx context.Context, c claims.Claim, text, scope string
 			Start: h.Start, End: h.End, Text: h.Text, Score: h.Score})
 	}
 	return pair, []string{FlagCorpusFallback}, nil
+}
+
+// docChunksSize bounds the cited documents whose chunks a run keeps: the
+// claims of one output, or of one cited document, read the same documents
+// one after another (RAG outputs with their contexts: each of an output's
+// ~4.5 claims reads its ~5 contexts).
+const docChunksSize = 2048
+
+// docChunkKey names a document's chunks at one chunk size (a run's
+// Chunking varies only the size with the claim).
+type docChunkKey struct {
+	doc    string
+	tokens int
+}
+
+// docChunks are a cited document's chunks as passages (no score), from
+// r.chunks when the run keeps them.
+func (r Retriever) docChunks(id, doc string, opts corpus.ChunkOptions) []adjudicate.Passage {
+	return r.chunks.Get(docChunkKey{id, opts.Tokens}, func() []adjudicate.Passage {
+		runes := []rune(doc)
+		var out []adjudicate.Passage
+		for n, ch := range corpus.Chunks(runes, opts) {
+			out = append(out, adjudicate.Passage{ID: fmt.Sprintf("%s#c%d", id, n), DocID: id, Start: ch[0], End: ch[1], Text: string(runes[ch[0]:ch[1]])})
+		}
+		return out
+	})
 }
 
 // noteCites records, as validation reads a claim, whether it asks for a

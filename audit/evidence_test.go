@@ -2,10 +2,13 @@ package audit
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/memo"
 )
 
 // windowed is a verifier with a 40-token window that counts words.
@@ -67,5 +70,26 @@ func TestChunkwiseSplitsOnlyScopedPairs(t *testing.T) {
 	}
 	if got[2].Logits != [3]float64{0, 0, 0} {
 		t.Errorf("scoped pair without passages: judged as it is, got %+v", got[2])
+	}
+}
+
+// A run keeps each cited document's chunks by document and size: a claim
+// whose window leaves another size gets its own size's chunks, and a
+// document read again gets the chunks it got the first time.
+func TestDocChunksKeptBySize(t *testing.T) {
+	doc := ""
+	for i := range 40 {
+		doc += fmt.Sprintf("Sentence %d of the report says the plant made %d tonnes in 2019. ", i, 100+i)
+	}
+	kept := Retriever{chunks: memo.New[docChunkKey, []adjudicate.Passage](2)}
+	for _, tokens := range []int{20, 60, 20, 33, 60, 20} {
+		opts := corpus.ChunkOptions{Tokens: tokens, Count: corpus.CountTokens}
+		got, want := kept.docChunks("d1", doc, opts), Retriever{}.docChunks("d1", doc, opts)
+		if len(want) < 3 {
+			t.Fatalf("%d tokens: %d chunks, the test wants several", tokens, len(want))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%d tokens: kept chunks %d, made afresh %d (first %+v / %+v)", tokens, len(got), len(want), got[0], want[0])
+		}
 	}
 }

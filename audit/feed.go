@@ -9,6 +9,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/memo"
 	"github.com/claimaudit/claimaudit/rules"
 )
 
@@ -157,6 +158,9 @@ func (o *Options) retriever(ix *index) (r Retriever, warn func()) {
 		r.Glossary = o.glossary // flag only: the claim is judged as written
 	}
 	r.Scope, r.Docs, r.Chunking = o.Evidence, o.docTexts, o.chunking
+	if r.Docs != nil {
+		r.chunks = memo.New[docChunkKey, []adjudicate.Passage](docChunksSize)
+	}
 	return r, func() {
 		// A cite that names nothing in the corpus is the claim's (or the
 		// corpus's) defect: said once, with the first few, never dropped

@@ -11,6 +11,7 @@ import (
 	"github.com/claimaudit/claimaudit/adjudicate"
 	"github.com/claimaudit/claimaudit/claims"
 	"github.com/claimaudit/claimaudit/corpus"
+	"github.com/claimaudit/claimaudit/memo"
 )
 
 // Retriever finds the evidence for a claim: the passages its cite anchors
@@ -35,8 +36,11 @@ type Retriever struct {
 	// documents of the cited scopes.
 	Docs map[string]string
 	// Chunking sizes a cited document's chunks for a claim (nil:
-	// corpus.ChunkOptions' defaults).
+	// corpus.ChunkOptions' defaults). Only the size (Tokens) may vary
+	// with the claim: chunks kept are found by document and size.
 	Chunking func(claim string) corpus.ChunkOptions
+	// chunks keeps cited documents' chunks (nil: made for each claim).
+	chunks *memo.Cache[docChunkKey, []adjudicate.Passage]
 }
 
 // Pair retrieves a claim's passages.

@@ -147,3 +147,46 @@ func TestScoreTextMatchesSearch(t *testing.T) {
 		t.Errorf("a query without content words scores %v", s)
 	}
 }
+
+// A TextScorer's scores are Search's whichever texts were analysed before
+// (the analysed texts are kept across scorers and queries): every hit of
+// every query scored by every query's scorer, twice, in two orders.
+func TestTextScorerKeptTexts(t *testing.T) {
+	ix := demoIndex(t)
+	ctx := t.Context()
+	queries := []string{"population of the city in 2020", "hospital beds", "lake depth", "the bridge was completed"}
+	want := map[[2]string]float64{} // (query, text) → Search's score
+	var texts []string
+	for _, q := range queries {
+		hits, err := ix.Search(ctx, q, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			want[[2]string{q, h.Text}] = h.Score
+			texts = append(texts, h.Text)
+		}
+	}
+	if len(want) < 2*len(queries) {
+		t.Fatalf("only %d (query, text) pairs to compare", len(want))
+	}
+	for round := range 2 {
+		for qi := range queries {
+			q := queries[(qi+round)%len(queries)]
+			ts, err := ix.TextScorer(Query{Text: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range texts {
+				text := texts[(i*7+round)%len(texts)]
+				s, ok := want[[2]string{q, text}]
+				if !ok {
+					continue // not a hit of q: Search gave it no score
+				}
+				if got := ts.Score(text); got != s {
+					t.Errorf("round %d, %q on %.40q: %v, Search %v", round, q, text, got, s)
+				}
+			}
+		}
+	}
+}

@@ -16,6 +16,8 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/numeric"
 	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/claimaudit/claimaudit/memo"
 )
 
 // Index is an opened passage index. Its methods are safe for concurrent use.
@@ -28,6 +30,9 @@ type Index struct {
 	once   sync.Once
 	scorer *scorer
 	err    error
+	// texts holds the texts TextScorer analysed lately (made on first use).
+	textsOnce sync.Once
+	texts     *memo.Cache[string, textTerms]
 	// segs and offsets locate an internal document number in the
 	// snapshot's segments (number = offsets[i] + number in segs[i]), for
 	// reading stored fields without bleve's id lookup; nil when the reader
@@ -439,28 +444,79 @@ func (ix *Index) ScoreText(query, text string) (float64, error) {
 
 // ScoreQuery is ScoreText for a query with fields.
 func (ix *Index) ScoreQuery(q Query, text string) (float64, error) {
+	ts, err := ix.TextScorer(q)
+	if err != nil {
+		return 0, err
+	}
+	return ts.Score(text), nil
+}
+
+// TextScorer scores texts for one query as ScoreQuery does, the query
+// analysed once: a claim's every chunk is scored by one.
+type TextScorer struct {
+	ix    *Index
+	s     *scorer
+	query []weightedTerm // the query's terms the index holds
+}
+
+// TextScorer analyses q (its text and fields) for scoring texts against it.
+func (ix *Index) TextScorer(q Query) (*TextScorer, error) {
 	if len(QueryTerms(q.Text)) == 0 {
-		return 0, nil
+		return &TextScorer{ix: ix}, nil
 	}
 	s, err := ix.load()
 	if err != nil {
-		return 0, fmt.Errorf("score text: %w", err)
+		return nil, fmt.Errorf("score text: %w", err)
 	}
-	tf := map[string]int{}
-	toks := ix.analyzer.Analyze([]byte(text))
-	for _, t := range toks {
-		tf[string(t.Term)]++
-	}
-	norm := BM25K1 * (1 - BM25B + BM25B*float64(len(toks))/max(s.avgLen, 1e-9))
-	score := 0.0
+	ts := &TextScorer{ix: ix, s: s}
 	for _, wt := range ix.analyse(q) {
-		tp, ok := s.terms[wt.term]
-		n := tf[wt.term]
-		if !ok || n == 0 {
+		if _, ok := s.terms[wt.term]; ok {
+			ts.query = append(ts.query, wt)
+		}
+	}
+	return ts, nil
+}
+
+// Score is text's BM25 score for the scorer's query.
+func (ts *TextScorer) Score(text string) float64 {
+	if len(ts.query) == 0 {
+		return 0
+	}
+	tt := ts.ix.textTermsOf(text)
+	norm := BM25K1 * (1 - BM25B + BM25B*float64(tt.n)/max(ts.s.avgLen, 1e-9))
+	score := 0.0
+	for _, wt := range ts.query {
+		n := tt.tf[wt.term]
+		if n == 0 {
 			continue
 		}
 		f := float64(n)
-		score += wt.weight * tp.idf * (BM25K1 + 1) * f / (f + norm)
+		score += wt.weight * ts.s.terms[wt.term].idf * (BM25K1 + 1) * f / (f + norm)
 	}
-	return math.Round(score*scoreScale) / scoreScale, nil
+	return math.Round(score*scoreScale) / scoreScale
+}
+
+// textTerms is a text as the analyzer reads it: each term's count, and
+// the token count (BM25's passage length).
+type textTerms struct {
+	tf map[string]int
+	n  int
+}
+
+// textTermsCacheSize bounds the analysed texts an index keeps for
+// TextScorer: the claims of one output, or of one cited document, score
+// the same chunks one after another (RAG outputs with their contexts: each
+// of an output's ~4.5 claims reads its ~5 contexts' chunks).
+const textTermsCacheSize = 4096
+
+func (ix *Index) textTermsOf(text string) textTerms {
+	ix.textsOnce.Do(func() { ix.texts = memo.New[string, textTerms](textTermsCacheSize) })
+	return ix.texts.Get(text, func() textTerms {
+		toks := ix.analyzer.Analyze([]byte(text))
+		tf := make(map[string]int, len(toks))
+		for _, t := range toks {
+			tf[string(t.Term)]++
+		}
+		return textTerms{tf: tf, n: len(toks)}
+	})
 }

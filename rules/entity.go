@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claimaudit/claimaudit/lint"
+	"github.com/claimaudit/claimaudit/memo"
 	"github.com/claimaudit/claimaudit/numeric"
 	"github.com/claimaudit/claimaudit/sentence"
 )
@@ -346,16 +347,31 @@ func normName(s string) string {
 	return strings.Join(parts, " ")
 }
 
-// textWords is wordsOfText(s), read once per Apply.
+// textWords is wordsOfText(s), read once per Apply, and across Applies
+// through keptWords.
 func (in Input) textWords(s string) []word {
 	t := in.text(s)
 	if t == nil {
-		return wordsOfText(s)
+		return keptWords(s)
 	}
 	if !t.wordsRead {
-		t.words, t.wordsRead = wordsOfText(s), true
+		t.words, t.wordsRead = keptWords(s), true
 	}
 	return t.words
+}
+
+// keptWordsSize bounds the texts keptWords holds: the claims of one
+// output, or of one cited document, read the same passages one after
+// another (RAG outputs with their contexts: each of an output's ~4.5
+// claims reads its ~5 contexts' chunks). About 10 KB a passage-sized text.
+const keptWordsSize = 2048
+
+var keptWordsMemo = memo.New[string, []word](keptWordsSize)
+
+// keptWords is wordsOfText(s) from a memo shared by every Apply (the words
+// are only read).
+func keptWords(s string) []word {
+	return keptWordsMemo.Get(s, func() []word { return wordsOfText(s) })
 }
 
 // aboutEntity says whether a text names one of the claim's entities (true

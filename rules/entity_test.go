@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -92,5 +94,20 @@ func TestConflictSameEntityOnly(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// keptWords is wordsOfText whichever texts were read before: texts read
+// twice, and more distinct texts than the memo holds.
+func TestKeptWordsAreTheTextsWords(t *testing.T) {
+	texts := []string{"Lake Orrin is 40 metres deep.", "It opened in 1911; O'Neil and Coster-Waldau spoke.", "mg/L of Lake Orrin"}
+	for i := range keptWordsSize + 10 {
+		texts = append(texts, fmt.Sprintf("Plant %d of Acme Corp made %d tonnes.", i, i*3))
+	}
+	texts = append(texts, texts[:5]...)
+	for _, s := range texts {
+		if got, want := keptWords(s), wordsOfText(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: kept %+v, want %+v", s, got, want)
+		}
 	}
 }

@@ -531,11 +531,26 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 	if cache == nil {
 		cache = &passageCache{vocab: newVocabulary()}
 	}
+	pds := cache.passages(pair)
+	c := analyseClaim(pair.Claim, stats, cache.vocab)
+	return featuresOf(pair, pds, &c)
+}
+
+// passages are a pair's passages analysed (added to the vocabulary).
+func (c *passageCache) passages(pair adjudicate.Pair) []*passage {
 	pds := make([]*passage, len(pair.Passages))
 	for i, p := range pair.Passages {
-		pds[i] = cache.get(p.Text)
+		pds[i] = c.get(p.Text)
 	}
-	c := analyseClaim(pair.Claim, stats, cache.vocab)
+	return pds
+}
+
+// featuresOf is features with the pair's passages and claim analysed: the
+// claim after its passages, so any of its stems they hold has an id (a
+// claim analysed after more passages than the pair's — another pair's of
+// the same claim — has ids for more stems, none of them in the pair's
+// passages, and gets the same features).
+func featuresOf(pair adjudicate.Pair, pds []*passage, c *claimInfo) ([nf]float64, int) {
 	if len(pair.Passages) == 0 {
 		var f [nf]float64
 		if len(c.entities) > 0 {
@@ -550,7 +565,7 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 		if c.qualifier {
 			f[18] = 1
 		}
-		claimOnly(&f, &c)
+		claimOnly(&f, c)
 		return f, -1
 	}
 	best, bestF := -1, [nf]float64{}
@@ -559,7 +574,7 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 	var bestSent *sentenceView
 	bestSentCov := -1.0
 	for i, pd := range pds {
-		f := passageFeatures(&c, pd, pair.Passages[i].Score)
+		f := passageFeatures(c, pd, pair.Passages[i].Score)
 		if f[4] > 0 && len(c.entities) > 0 {
 			anyEntity = true
 		}
@@ -576,7 +591,7 @@ func features(pair adjudicate.Pair, stats Stats, cache *passageCache) ([nf]float
 	if !anyEntity {
 		bestF[5] = 1
 	}
-	sentenceFeatures(&bestF, &c, bestSent, bestSentCov)
+	sentenceFeatures(&bestF, c, bestSent, bestSentCov)
 	sort.Sort(sort.Reverse(sort.Float64Slice(covs)))
 	mean := 0.0
 	for _, v := range covs {

@@ -143,3 +143,33 @@ func TestPassageCacheKeepsVerdicts(t *testing.T) {
 		assert.LessOrEqual(t, cache.m.Len(), size)
 	}
 }
+
+// Consecutive pairs of one claim (a cited document's chunks) analyse the
+// claim once, after all their passages: each verdict is the one the pair
+// gets alone from a fresh verifier — also for a chunk verified before the
+// chunk that holds the claim's words, and when the claim comes back after
+// another claim's pairs.
+func TestVerifyGroupsChunksOfOneClaim(t *testing.T) {
+	claimA := "Meridian Rail carried 48.2 million passengers in 2023 on the Harbour line."
+	claimB := "The average depth of Lake Orrin is 18 metres."
+	chunk := func(claim, text string) adjudicate.Pair {
+		return adjudicate.Pair{ClaimID: claim[:8], Claim: claim, Passages: []adjudicate.Passage{{ID: text[:12], Text: text, Score: 3}}}
+	}
+	batch := []adjudicate.Pair{
+		chunk(claimA, "The timetable changed in spring. Trains ran every ten minutes at peak."),
+		chunk(claimA, "Meridian Rail carried 48.2 million passengers in 2023, up 6% from 2022, most on the Harbour line."),
+		chunk(claimA, "Meridian Rail carried 41 million passengers in 2023."),
+		chunk(claimB, "Lake Orrin is 40 metres deep at its centre."),
+		chunk(claimA, "The Harbour line opened in 1911 and was extended in 1932."),
+		{ClaimID: "none", Claim: claimA},
+	}
+	got, err := newDefault(t).Verify(context.Background(), batch)
+	require.NoError(t, err)
+	require.Len(t, got, len(batch))
+	for i, p := range batch {
+		alone, err := newDefault(t).Verify(context.Background(), []adjudicate.Pair{p})
+		require.NoError(t, err)
+		assert.Equal(t, alone[0], got[i], "pair %d", i)
+	}
+	assert.NotEqual(t, got[0].Logits, got[1].Logits, "the chunks are told apart")
+}

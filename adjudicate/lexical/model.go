@@ -167,15 +167,29 @@ func (v *Verifier) Version() string { return v.version }
 // amortise scheduling.
 func (v *Verifier) PreferredBatchSize() int { return 64 }
 
-// Verify computes features and logits for each pair.
+// Verify computes features and logits for each pair. Consecutive pairs of
+// one claim (a cited document's chunks, each a pair) analyse the claim
+// once, after all their passages.
 func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
 	out := make([]adjudicate.Verdict, len(batch))
-	for i, p := range batch {
+	for i := 0; i < len(batch); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		x, best := features(p, v.stats, v.cache)
-		out[i] = adjudicate.Verdict{Logits: v.w.Logits(x), Passage: best, Rationale: rationale(p, x, best)}
+		j := i + 1
+		for j < len(batch) && batch[j].Claim == batch[i].Claim {
+			j++
+		}
+		pds := make([][]*passage, j-i)
+		for k := range pds {
+			pds[k] = v.cache.passages(batch[i+k])
+		}
+		c := analyseClaim(batch[i].Claim, v.stats, v.cache.vocab)
+		for k, p := range batch[i:j] {
+			x, best := featuresOf(p, pds[k], &c)
+			out[i+k] = adjudicate.Verdict{Logits: v.w.Logits(x), Passage: best, Rationale: rationale(p, x, best)}
+		}
+		i = j
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
