@@ -75,7 +75,7 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 		return Evaluation{}, err
 	}
 	c := Count(outs)
-	v := pointValues(outs, t, c)
+	v, pp := pointValues(outs, t, c)
 	var ci map[string]Interval
 	majorityHigh := math.NaN()
 	if !opts.None {
@@ -83,7 +83,7 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 		majorityHigh = ci["majority_accuracy"].High
 	}
 	v["degenerate_verifier"] = degenerate(c, v["accuracy"], majorityHigh)
-	maps.Copy(v, checkValues(outs, t))
+	maps.Copy(v, checkValues(pp.gates, pp.bounds))
 	maps.Copy(v, retrievalValues(outs))
 	maps.Copy(v, ruleValues(outs))
 	ov, oci := evaluateOutputs(outs, t, opts)
@@ -132,9 +132,12 @@ func degenerate(c Counts, accuracy, majorityHigh float64) float64 {
 }
 
 // pointValues computes every metric but degenerate_verifier.
-func pointValues(outs []Outcome, t float64, c Counts) map[string]float64 {
+func pointValues(outs []Outcome, t float64, c Counts) (map[string]float64, pointParts) {
 	s := answeredScored(outs, t)
 	cal := calibrationOf(s, t)
+	// The bounds count s before riskCoverage sorts it (they do not
+	// depend on its order).
+	b := boundsOf(s, c, cal.ECE10)
 	var auc [3]float64
 	for k := Class(0); k < 3; k++ {
 		auc[k] = aucOf(s, k)
@@ -187,7 +190,13 @@ func pointValues(outs []Outcome, t float64, c Counts) map[string]float64 {
 		v["pred_rate_"+k.String()] = c.PredictedRate(k)
 		v["auc_"+k.String()] = auc[k]
 	}
-	return v
+	return v, pointParts{gates: g, bounds: b}
+}
+
+// pointParts are what pointValues computed that checkValues reports too.
+type pointParts struct {
+	gates  Gates
+	bounds Bounds
 }
 
 // Undefined says why the named metric, found NaN for outcomes with counts
@@ -416,10 +425,16 @@ type Bounds struct {
 
 // CalibrationBounds computes seed 004's bounds at temperature t.
 func CalibrationBounds(outs []Outcome, t float64) Bounds {
+	s := answeredScored(outs, t)
+	return boundsOf(s, Count(outs), ECEOf(ReliabilityWidth(s, 10)))
+}
+
+// boundsOf is CalibrationBounds of the answered scored outcomes s (in any
+// order), the counts of all the outcomes and the 10-bin ECE of s.
+func boundsOf(s []scored, c Counts, ece float64) Bounds {
 	var b Bounds
 	var okS, okU int
-	c := Count(outs)
-	for _, x := range answeredScored(outs, t) {
+	for _, x := range s {
 		pred := Argmax(x.probs)
 		if x.probs[pred] < 0.8 {
 			continue
@@ -444,7 +459,6 @@ func CalibrationBounds(outs []Outcome, t float64) Bounds {
 	if b.UnsupportedN > 0 {
 		b.UnsupportedAccuracy = ratio(okU, b.UnsupportedN)
 	}
-	ece := Calibration(outs, t).ECE10
 	b.CalibrationDefined = !math.IsNaN(ece)
 	b.CalibrationPass = (b.SupportedN == 0 || b.SupportedAccuracy >= 0.75) &&
 		(b.UnsupportedN == 0 || b.UnsupportedAccuracy >= 0.75) && ece <= 0.10

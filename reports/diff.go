@@ -92,6 +92,10 @@ func LoadRun(path string) (*Run, error) {
 	}
 	r.files = files
 	src, gold := interner{}, map[string]*string{}
+	if n := CountRecords(files); n > 0 {
+		rs := &r.rows
+		rs.outs, rs.temps, rs.gold, rs.at = make([]metrics.Outcome, 0, n), make([]float64, 0, n), make([]*string, 0, n), make([]RecordAt, 0, n)
+	}
 	for fi, f := range files {
 		err := ScanRecords(f, false, func(row int64, rec Record) error {
 			rs := &r.rows

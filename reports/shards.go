@@ -108,7 +108,8 @@ func (s *Shards) add(r Record) {
 // the columns the metrics read, into compact outcomes (ReadOptions); the
 // records report.html lists are read back whole at the end.
 func ReadShards(files []string, o ReadOptions) (*Shards, error) {
-	s := &Shards{errors: NewErrorPicker(ReportErrors)}
+	n := CountRecords(files)
+	s := &Shards{errors: NewErrorPicker(ReportErrors), Outcomes: make([]metrics.Outcome, 0, n), Temperatures: make([]float64, 0, n)}
 	err := s.Scan(files, o, func(at RecordAt, r Record, out metrics.Outcome) {
 		s.Usage.Add(&r)
 		s.Outcomes = append(s.Outcomes, out)
@@ -136,7 +137,7 @@ type RecordAt struct {
 // record in part and its outcome, reduced as o says. The Shards keep the
 // run id and execution, not the outcomes.
 func (s *Shards) Scan(files []string, o ReadOptions, fn func(at RecordAt, r Record, out metrics.Outcome)) error {
-	seen := newClaimSet(len(files))
+	seen := newClaimSet(len(files), CountRecords(files))
 	src := interner{}
 	for fi, f := range files {
 		err := ScanRecords(f, len(o.SliceBy) > 0, func(row int64, r Record) error {
@@ -163,11 +164,11 @@ func (s *Shards) Scan(files []string, o ReadOptions, fn func(at RecordAt, r Reco
 // claimSet holds the claim ids read, each with the file it is in.
 type claimSet struct{ ids map[string]uint16 }
 
-func newClaimSet(files int) claimSet {
+func newClaimSet(files, rows int) claimSet {
 	if files > 1<<16 {
 		panic("reports: more than 65,536 records files")
 	}
-	return claimSet{ids: map[string]uint16{}}
+	return claimSet{ids: make(map[string]uint16, rows)}
 }
 
 // add records id as in file fi, or returns the file that already holds it.
