@@ -99,16 +99,23 @@ func ReliabilityWidth(s []scored, n int) []Bin {
 // (ties by input order) and cut into n bins whose sizes differ by at most
 // one; Lo and Hi are the smallest and largest confidence in each bin.
 func ReliabilityMass(s []scored, n int) []Bin {
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
+	// Ranked by confidence, ties by input order (which claim of a tie
+	// falls in which bin at an edge depends on it). The confidences are
+	// sorted beside their positions, not through an index into s: the
+	// comparisons then read neither s nor a closure's captures.
+	type ranked struct {
+		conf float64
+		i    int
 	}
-	// Ties by input order, without a (much slower) in-place stable sort.
-	slices.SortFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(s[a].conf, s[b].conf); c != 0 {
+	idx := make([]ranked, len(s))
+	for i := range s {
+		idx[i] = ranked{s[i].conf, i}
+	}
+	slices.SortFunc(idx, func(a, b ranked) int {
+		if c := cmp.Compare(a.conf, b.conf); c != 0 {
 			return c
 		}
-		return a - b
+		return a.i - b.i
 	})
 	bins := make([]Bin, n)
 	sumConf := make([]float64, n)
@@ -116,9 +123,9 @@ func ReliabilityMass(s []scored, n int) []Bin {
 	for i := range bins {
 		bins[i] = Bin{Index: i, Lo: math.NaN(), Hi: math.NaN()}
 	}
-	for r, i := range idx {
+	for r, at := range idx {
 		b := r * n / len(s)
-		x := s[i]
+		x := &s[at.i]
 		if bins[b].Count == 0 {
 			bins[b].Lo = x.conf
 		}

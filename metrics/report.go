@@ -79,7 +79,7 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 	var ci map[string]Interval
 	majorityHigh := math.NaN()
 	if !opts.None {
-		ci = bootstrap(outs, t, opts, [3]float64{v["auc_supported"], v["auc_unsupported"], v["auc_insufficient"]})
+		ci = bootstrap(outs, pp.scored, opts, [3]float64{v["auc_supported"], v["auc_unsupported"], v["auc_insufficient"]})
 		majorityHigh = ci["majority_accuracy"].High
 	}
 	v["degenerate_verifier"] = degenerate(c, v["accuracy"], majorityHigh)
@@ -135,14 +135,12 @@ func degenerate(c Counts, accuracy, majorityHigh float64) float64 {
 func pointValues(outs []Outcome, t float64, c Counts) (map[string]float64, pointParts) {
 	s := answeredScored(outs, t)
 	cal := calibrationOf(s, t)
-	// The bounds count s before riskCoverage sorts it (they do not
-	// depend on its order).
 	b := boundsOf(s, c, cal.ECE10)
 	var auc [3]float64
 	for k := Class(0); k < 3; k++ {
 		auc[k] = aucOf(s, k)
 	}
-	rc := riskCoverage(s) // sorts s
+	rc := riskCoverage(s)
 	errs := 0
 	for _, x := range s {
 		if !x.correct {
@@ -190,13 +188,14 @@ func pointValues(outs []Outcome, t float64, c Counts) (map[string]float64, point
 		v["pred_rate_"+k.String()] = c.PredictedRate(k)
 		v["auc_"+k.String()] = auc[k]
 	}
-	return v, pointParts{gates: g, bounds: b}
+	return v, pointParts{gates: g, bounds: b, scored: s}
 }
 
 // pointParts are what pointValues computed that checkValues reports too.
 type pointParts struct {
 	gates  Gates
 	bounds Bounds
+	scored []scored // answeredScored(outs, t), in the order of outs
 }
 
 // Undefined says why the named metric, found NaN for outcomes with counts
