@@ -102,10 +102,18 @@ func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
 	var names []string
 	var start []int32 // sizes, then offsets into members
 	group := make([]int32, len(outs))
+	// An output's claims are mostly next to each other: the last source's
+	// id is reused without a map lookup.
+	last, lastID := "", int32(-1)
 	for i := range outs {
 		src := outs[i].Source
 		if src == "" {
 			group[i] = -1
+			continue
+		}
+		if src == last {
+			group[i] = lastID
+			start[lastID]++
 			continue
 		}
 		id, ok := ids[src]
@@ -117,6 +125,7 @@ func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
 		}
 		group[i] = id
 		start[id]++
+		last, lastID = src, id
 	}
 	start = append(start, 0)
 	total := int32(0)

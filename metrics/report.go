@@ -54,6 +54,25 @@ type Evaluation struct {
 	Metrics   []Metric
 	Intervals map[string]Interval
 	Counts    Counts
+	// The calibration report and the whole risk–coverage curve the
+	// metrics were computed from (Curves).
+	cal    CalibrationReport
+	curve  []RCPoint
+	curves bool
+}
+
+// Curves are Calibration(outs, t) and RiskCoverage(outs, t) of the
+// outcomes evaluated, as the metrics computed them (ok false for an
+// Evaluation that did not come from Evaluate).
+func (e Evaluation) Curves() (cal CalibrationReport, curve []RCPoint, ok bool) {
+	return e.cal, e.curve, e.curves
+}
+
+// WithoutCurves is e without its Curves (a million claims' curve is a
+// point per distinct confidence), for a caller that keeps e.
+func (e Evaluation) WithoutCurves() Evaluation {
+	e.cal, e.curve, e.curves = CalibrationReport{}, nil, false
+	return e
 }
 
 // Value is the named metric (NaN when undefined or unknown).
@@ -94,7 +113,7 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 	if len(v) != len(Names) {
 		panic(fmt.Sprintf("metrics: %d values for %d names", len(v), len(Names)))
 	}
-	e := Evaluation{Metrics: make([]Metric, len(Names)), Intervals: map[string]Interval{}, Counts: c}
+	e := Evaluation{Metrics: make([]Metric, len(Names)), Intervals: map[string]Interval{}, Counts: c, cal: pp.cal, curve: pp.curve, curves: true}
 	for i, n := range Names {
 		x, ok := v[n]
 		if !ok {
@@ -134,13 +153,17 @@ func degenerate(c Counts, accuracy, majorityHigh float64) float64 {
 // pointValues computes every metric but degenerate_verifier.
 func pointValues(outs []Outcome, t float64, c Counts) (map[string]float64, pointParts) {
 	s := answeredScored(outs, t)
-	cal := calibrationOf(s, t)
+	var rank []ranked
+	if len(s) > 0 {
+		rank = rankByConf(s)
+	}
+	cal := calibrationRanked(s, t, rank)
 	b := boundsOf(s, c, cal.ECE10)
 	var auc [3]float64
 	for k := Class(0); k < 3; k++ {
 		auc[k] = aucOf(s, k)
 	}
-	rc := riskCoverage(s)
+	rc := riskCoverageRanked(s, rank)
 	errs := 0
 	for _, x := range s {
 		if !x.correct {
@@ -188,7 +211,7 @@ func pointValues(outs []Outcome, t float64, c Counts) (map[string]float64, point
 		v["pred_rate_"+k.String()] = c.PredictedRate(k)
 		v["auc_"+k.String()] = auc[k]
 	}
-	return v, pointParts{gates: g, bounds: b, scored: s}
+	return v, pointParts{gates: g, bounds: b, scored: s, cal: cal, curve: rc}
 }
 
 // pointParts are what pointValues computed that checkValues reports too.
@@ -196,6 +219,8 @@ type pointParts struct {
 	gates  Gates
 	bounds Bounds
 	scored []scored // answeredScored(outs, t), in the order of outs
+	cal    CalibrationReport
+	curve  []RCPoint
 }
 
 // Undefined says why the named metric, found NaN for outcomes with counts

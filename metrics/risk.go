@@ -132,3 +132,21 @@ func OracleAURC(n, e int) float64 {
 func RiskCoverageOf(conf []float64, correct []bool) []RCPoint {
 	return riskCoverage(fromConfidences(conf, correct))
 }
+
+// riskCoverageRanked is riskCoverage given rankByConf(s): the ranks
+// walked from the top, a group of equal confidence at a time.
+func riskCoverageRanked(s []scored, rank []ranked) []RCPoint {
+	var pts []RCPoint
+	errs, j := 0, 0
+	for r := len(rank) - 1; r >= 0; {
+		x := rank[r].conf
+		for ; r >= 0 && cmp.Compare(rank[r].conf, x) == 0; r-- {
+			j++
+			if !s[rank[r].i].correct {
+				errs++
+			}
+		}
+		pts = append(pts, RCPoint{Threshold: x, Coverage: float64(j) / float64(len(s)), Risk: float64(errs) / float64(j)})
+	}
+	return pts
+}
