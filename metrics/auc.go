@@ -3,7 +3,6 @@ package metrics
 import (
 	"cmp"
 	"math"
-	"slices"
 )
 
 // ROCAUC is the area under the ROC curve of scores against positive: the
@@ -28,8 +27,8 @@ func ROCAUC(scores []float64, positive []bool) float64 {
 // aucOfSorted is ROCAUC of positives scored ps and negatives scored ns,
 // sorting both in place.
 func aucOfSorted(ps, ns []float64) float64 {
-	slices.Sort(ps)
-	slices.Sort(ns)
+	sortFloats(ps)
+	sortFloats(ns)
 	if len(ps) == 0 || len(ns) == 0 {
 		return math.NaN()
 	}

@@ -113,6 +113,18 @@ type ranked struct {
 // captures.
 func rankByConf(s []scored) []ranked {
 	idx := make([]ranked, len(s))
+	if len(s) >= radixMin && len(s) <= math.MaxInt32 {
+		// A stable radix sort keeps ties in the order of s.
+		keys, pos := make([]uint64, len(s)), make([]int32, len(s))
+		for i := range s {
+			keys[i], pos[i] = floatKey(s[i].conf), int32(i)
+		}
+		keys, pos = radixSort(keys, pos)
+		for r := range idx {
+			idx[r] = ranked{keyFloat(keys[r]), int(pos[r])}
+		}
+		return idx
+	}
 	for i := range s {
 		idx[i] = ranked{s[i].conf, i}
 	}

@@ -3,7 +3,6 @@ package metrics
 import (
 	"cmp"
 	"math"
-	"slices"
 )
 
 // RCPoint is one point of the risk–coverage curve: accepting every answered
@@ -42,8 +41,8 @@ func riskCoverage(s []scored) []RCPoint {
 			wrong = append(wrong, s[i].conf)
 		}
 	}
-	slices.Sort(right)
-	slices.Sort(wrong)
+	sortFloats(right)
+	sortFloats(wrong)
 	var pts []RCPoint
 	errs, j := 0, 0
 	for r, w := len(right)-1, len(wrong)-1; r >= 0 || w >= 0; {

@@ -1,7 +1,10 @@
 package metrics
 
 import (
+	"cmp"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,5 +86,42 @@ func TestROCAUCIsMannWhitney(t *testing.T) {
 			}
 			assert.InDelta(t, wins/float64(pairs), aucOf(s, k), 1e-12, "seed %d class %d", seed, k)
 		}
+	}
+}
+
+// TestRadixSortsAsTheComparisonSort: sortFloats gives slices.Sort's
+// values (negatives, zeros, infinities, ties; below and above radixMin),
+// and rankByConf's radix path gives the comparison path's ranks, ties in
+// the order of s.
+func TestRadixSortsAsTheComparisonSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 7, radixMin - 1, radixMin, 5000} {
+		a := make([]float64, n)
+		for i := range a {
+			switch r.IntN(6) {
+			case 0:
+				a[i] = float64(r.IntN(5)) / 4 // ties
+			case 1:
+				a[i] = -r.Float64() * 1e6
+			case 2:
+				a[i] = math.Inf(1 - 2*r.IntN(2))
+			default:
+				a[i] = r.Float64()
+			}
+		}
+		want := slices.Clone(a)
+		slices.Sort(want)
+		sortFloats(a)
+		assert.Equal(t, want, a, "n %d", n)
+		s := tiedScored(uint64(n), n)
+		byCmp := make([]ranked, n)
+		for i := range s {
+			byCmp[i] = ranked{s[i].conf, i}
+		}
+		slices.SortStableFunc(byCmp, func(a, b ranked) int { return cmp.Compare(a.conf, b.conf) })
+		if n == 0 {
+			byCmp = []ranked{}
+		}
+		assert.Equal(t, byCmp, rankByConf(s), "n %d", n)
 	}
 }
