@@ -113,13 +113,19 @@ func run() error {
 		if err != nil {
 			return err
 		}
+		// The text and provenance too: xapian_index.py indexes them
+		// with Xapian's own analysis, as the index build does with the
+		// project's.
 		type passage struct {
 			ID     string   `json:"id"`
 			Tokens []string `json:"tokens"`
+			Text   string   `json:"text"`
+			DocID  string   `json:"doc_id"`
+			SpanID string   `json:"span_id,omitempty"`
 		}
 		var ps []passage
 		if err := c.Passages(ix.Manifest().Passages, func(p corpus.Passage) error {
-			ps = append(ps, passage{p.ID, ix.Tokens(p.Text)})
+			ps = append(ps, passage{p.ID, ix.Tokens(p.Text), p.Text, p.DocID, p.SpanID})
 			return nil
 		}); err != nil {
 			return err
