@@ -134,7 +134,11 @@ func (c *reportCmd) run(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
+	// Read (or merged) under a limit: the outcomes kept and room for the
+	// decoding's garbage.
+	restore := audit.HeapLimitFor(uint64(reports.CountRecords(files)) * audit.RecordBytes)
 	in, err := c.input(cmd, files, keys)
+	restore()
 	if err != nil {
 		return err
 	}
