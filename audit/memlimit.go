@@ -50,3 +50,39 @@ func heapLimit() (restore func()) {
 // outcomes it read (audit report): the returned function puts the
 // previous limit back.
 func HeapLimit() (restore func()) { return heapLimit() }
+
+// HeapLimitFor is heapLimit for a stage that will keep about keep bytes
+// more than the runtime holds now (reading records into outcomes: a
+// known number of rows) or nothing more (keep 0: comparing two runs
+// already read), with minHeapHeadroom for what it makes and drops: the
+// collector runs as the limit nears rather than when the heap doubles, so
+// the stage's memory stays near what it keeps. Soft, like heapLimit; a
+// GOMEMLIMIT the user set is left alone. The returned function puts the
+// previous limit back.
+func HeapLimitFor(keep uint64) (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	for _, x := range s {
+		if x.Value.Kind() != metrics.KindUint64 {
+			return func() {}
+		}
+	}
+	held := s[0].Value.Uint64() - s[1].Value.Uint64() - s[2].Value.Uint64()
+	old := debug.SetMemoryLimit(int64(min(held+keep+minHeapHeadroom, 1<<62)))
+	return func() { debug.SetMemoryLimit(old) }
+}
+
+// RecordBytes is what HeapLimitFor allows a record read into an outcome
+// for the reports or a shard merge (the outcome, its temperature and the
+// fields kept beside it), with room to spare; RunRowBytes a row of a run
+// read for a comparison (reports.LoadRun: about 170 bytes with its claim
+// id), two runs of which are held at once.
+const (
+	RecordBytes = 256
+	RunRowBytes = 176
+)

@@ -228,6 +228,9 @@ func readShards(files []string, ro reports.ReadOptions) (*reports.Shards, []metr
 		index []int64
 	)
 	in := &fieldInterner{strs: map[string]*string{}, flags: map[string][]string{}}
+	if n := reports.CountRecords(files); n > 0 {
+		outs, ds, index = make([]metrics.Outcome, 0, n), make([]decisionFields, 0, n), make([]int64, 0, n)
+	}
 	err := sh.Scan(files, ro, func(_ reports.RecordAt, r reports.Record, out metrics.Outcome) {
 		sh.Usage.Add(&r)
 		outs = append(outs, out)

@@ -3,7 +3,6 @@ package metrics
 import (
 	"cmp"
 	"math"
-	"slices"
 )
 
 // ROCAUC is the area under the ROC curve of scores against positive: the
@@ -11,34 +10,54 @@ import (
 // counting one half (Mann–Whitney; scikit-learn's roc_auc_score). NaN
 // unless there is at least one positive and one negative.
 func ROCAUC(scores []float64, positive []bool) float64 {
-	idx := make([]int, len(scores))
-	for i := range idx {
-		idx[i] = i
+	// The positives' and the negatives' scores sorted apart (a plain
+	// float sort, no comparison function) and walked together in groups
+	// of equal score, lowest first.
+	var ps, ns []float64
+	for i, x := range scores {
+		if positive[i] {
+			ps = append(ps, x)
+		} else {
+			ns = append(ns, x)
+		}
 	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(scores[a], scores[b]) })
-	pos, neg := 0, 0
+	return aucOfSorted(ps, ns)
+}
+
+// aucOfSorted is ROCAUC of positives scored ps and negatives scored ns,
+// sorting both in place.
+func aucOfSorted(ps, ns []float64) float64 {
+	sortFloats(ps)
+	sortFloats(ns)
+	if len(ps) == 0 || len(ns) == 0 {
+		return math.NaN()
+	}
+	neg := 0
 	sum := 0.0
-	for i := 0; i < len(idx); {
+	for i, j := 0, 0; i < len(ps) || j < len(ns); {
+		// The group's score: the lower of the next positive and negative.
+		var x float64
+		switch {
+		case i == len(ps):
+			x = ns[j]
+		case j == len(ns) || cmp.Less(ps[i], ns[j]):
+			x = ps[i]
+		default:
+			x = ns[j]
+		}
 		p, n := 0, 0
-		j := i
-		for ; j < len(idx) && scores[idx[j]] == scores[idx[i]]; j++ {
-			if positive[idx[j]] {
-				p++
-			} else {
-				n++
-			}
+		for ; i < len(ps) && cmp.Compare(ps[i], x) == 0; i++ {
+			p++
+		}
+		for ; j < len(ns) && cmp.Compare(ns[j], x) == 0; j++ {
+			n++
 		}
 		// Each positive of the group beats every negative below it and ties
 		// with the group's negatives.
 		sum += float64(p) * (float64(neg) + float64(n)/2)
-		pos += p
 		neg += n
-		i = j
 	}
-	if pos == 0 || neg == 0 {
-		return math.NaN()
-	}
-	return sum / (float64(pos) * float64(neg))
+	return sum / (float64(len(ps)) * float64(len(ns)))
 }
 
 // AUC is the one-vs-rest ROC AUC of class k over answered, labelled
@@ -49,10 +68,19 @@ func AUC(outs []Outcome, t float64, k Class) float64 {
 }
 
 func aucOf(s []scored, k Class) float64 {
-	scores := make([]float64, len(s))
-	pos := make([]bool, len(s))
-	for i, x := range s {
-		scores[i], pos[i] = x.probs[k], x.gold == k
+	npos := 0
+	for i := range s {
+		if s[i].gold == k {
+			npos++
+		}
 	}
-	return ROCAUC(scores, pos)
+	ps, ns := make([]float64, 0, npos), make([]float64, 0, len(s)-npos)
+	for i := range s {
+		if s[i].gold == k {
+			ps = append(ps, s[i].probs[k])
+		} else {
+			ns = append(ns, s[i].probs[k])
+		}
+	}
+	return aucOfSorted(ps, ns)
 }

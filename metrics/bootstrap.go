@@ -78,11 +78,13 @@ func Bootstrap(outs []Outcome, t float64, opts BootstrapOptions) (map[string]Int
 	for k := range exact {
 		exact[k] = aucOf(s, Class(k))
 	}
-	return bootstrap(outs, t, opts, exact), nil
+	return bootstrap(outs, s, opts, exact), nil
 }
 
-// bootstrap is Bootstrap given the exact AUCs (the point estimates).
-func bootstrap(outs []Outcome, t float64, opts BootstrapOptions, exactAUC [3]float64) map[string]Interval {
+// bootstrap is Bootstrap given the answered, labelled, scored outcomes at
+// t (answeredScored, in their order in outs) and the exact AUCs (the
+// point estimates).
+func bootstrap(outs []Outcome, s []scored, opts BootstrapOptions, exactAUC [3]float64) map[string]Interval {
 	if opts.Resamples <= 0 {
 		opts.Resamples = 1000
 	}
@@ -92,11 +94,11 @@ func bootstrap(outs []Outcome, t float64, opts BootstrapOptions, exactAUC [3]flo
 	if opts.Level == 0 {
 		opts.Level = 0.95
 	}
-	cells := compress(outs, t)
+	cells := compressScored(outs, s)
 	var auc [3][]aucCell
 	var shift [3]float64
 	for k := range auc {
-		auc[k] = compressAUC(outs, t, Class(k))
+		auc[k] = compressAUC(s, len(outs)-len(s), Class(k))
 		full := make([]int, len(auc[k]))
 		for i, c := range auc[k] {
 			full[i] = c.n
@@ -183,15 +185,31 @@ func (c cell) key() cellKey {
 	return cellKey{gold: c.gold, pred: c.pred, q: q, correct: c.correct, scored: c.scored}
 }
 
-func compress(outs []Outcome, t float64) []cell {
-	idx := map[cellKey]int{}
+func compress(outs []Outcome, t float64) []cell { return compressScored(outs, answeredScored(outs, t)) }
+
+// compressScored is compress given answeredScored(outs, t): the
+// probabilities are not computed again, and the cell of a key is looked
+// up in a table (cellTable) rather than a map.
+func compressScored(outs []Outcome, s []scored) []cell {
+	var tab cellTable
 	var cells []cell
+	j := 0
 	for _, o := range outs {
-		k := cellKeyOf(o, t)
-		i, ok := idx[k]
+		k := cellKey{gold: o.Gold, pred: -1, q: -1}
+		if !o.Abstained {
+			k.pred = o.Predicted
+			if o.Gold != Unknown && o.Scored {
+				x := &s[j]
+				j++
+				k.q = int32(math.Round(x.conf / confStep))
+				k.correct = x.correct
+				k.scored = true
+			}
+		}
+		i, ok := tab.get(k)
 		if !ok {
 			i = len(cells)
-			idx[k] = i
+			tab.set(k, i)
 			cells = append(cells, cell{gold: k.gold, pred: k.pred, conf: float64(k.q) * confStep, correct: k.correct, scored: k.scored})
 		}
 		cells[i].n++
@@ -248,26 +266,39 @@ type aucCell struct {
 	n    int
 }
 
-func compressAUC(outs []Outcome, t float64, k Class) []aucCell {
+// compressAUC groups the answered, labelled, scored outcomes s by (gold
+// == k, p_k rounded to aucStep); rest counts the other outcomes. The cell
+// of a key is looked up in a table indexed by the rounded score (p_k is
+// in [0, 1]), a map kept for any other.
+func compressAUC(s []scored, rest int, k Class) []aucCell {
 	type key struct {
 		pos bool
 		q   int32
 	}
-	idx := map[key]int{}
+	const qs = int32(1/aucStep) + 1
+	var tab [2][qs]int32 // cell index + 1; 0: none yet
+	var other map[key]int
 	var cells []aucCell
-	rest := 0
-	for _, o := range outs {
-		if o.Abstained || o.Gold == Unknown || !o.Scored {
-			rest++
-			continue
-		}
-		p := Softmax(o.Logits, t)
-		kk := key{pos: o.Gold == k, q: int32(math.Round(p[k] / aucStep))}
-		i, ok := idx[kk]
-		if !ok {
-			i = len(cells)
-			idx[kk] = i
-			cells = append(cells, aucCell{pos: kk.pos, q: kk.q})
+	for j := range s {
+		kk := key{pos: s[j].gold == k, q: int32(math.Round(s[j].probs[k] / aucStep))}
+		var i int
+		if kk.q >= 0 && kk.q < qs {
+			at := &tab[b2i(kk.pos)][kk.q]
+			if *at == 0 {
+				cells = append(cells, aucCell{pos: kk.pos, q: kk.q})
+				*at = int32(len(cells))
+			}
+			i = int(*at - 1)
+		} else {
+			if other == nil {
+				other = map[key]int{}
+			}
+			var ok bool
+			if i, ok = other[kk]; !ok {
+				i = len(cells)
+				other[kk] = i
+				cells = append(cells, aucCell{pos: kk.pos, q: kk.q})
+			}
 		}
 		cells[i].n++
 	}
@@ -376,4 +407,47 @@ func cellMetrics(cells []cell, counts []int) []float64 {
 		c.MajorityAccuracy(), c.MajorityMacroF1(), c.BalancedAccuracy(), c.CohenKappa(), c.BinaryBalancedAccuracy(),
 		c.PredictedRate(Supported), c.PredictedRate(Unsupported), c.PredictedRate(Insufficient),
 	}
+}
+
+// cellTable finds the cell of a cellKey: a table over the keys outcomes
+// have (gold and prediction a class or Unknown, the confidence step -1 to
+// 1/confStep), a map for any other.
+type cellTable struct {
+	tab   []int32 // cell index + 1; 0: none yet
+	other map[cellKey]int
+}
+
+const cellQs = int(1/confStep) + 2 // q from -1 to 1/confStep
+
+func (c *cellTable) slot(k cellKey) int {
+	g, p, q := int(k.gold)+1, int(k.pred)+1, int(k.q)+1
+	if g < 0 || g > 3 || p < 0 || p > 3 || q < 0 || q >= cellQs || k.scored != (k.q >= 0) {
+		return -1
+	}
+	return ((g*4+p)*cellQs+q)*2 + b2i(k.correct)
+}
+
+func (c *cellTable) get(k cellKey) (int, bool) {
+	if at := c.slot(k); at >= 0 {
+		if c.tab == nil || c.tab[at] == 0 {
+			return 0, false
+		}
+		return int(c.tab[at] - 1), true
+	}
+	i, ok := c.other[k]
+	return i, ok
+}
+
+func (c *cellTable) set(k cellKey, i int) {
+	if at := c.slot(k); at >= 0 {
+		if c.tab == nil {
+			c.tab = make([]int32, 4*4*cellQs*2)
+		}
+		c.tab[at] = int32(i + 1)
+		return
+	}
+	if c.other == nil {
+		c.other = map[cellKey]int{}
+	}
+	c.other[k] = i
 }

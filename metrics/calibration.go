@@ -98,27 +98,56 @@ func ReliabilityWidth(s []scored, n int) []Bin {
 // ReliabilityMass is the equal-mass table: outcomes sorted by confidence
 // (ties by input order) and cut into n bins whose sizes differ by at most
 // one; Lo and Hi are the smallest and largest confidence in each bin.
-func ReliabilityMass(s []scored, n int) []Bin {
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
+func ReliabilityMass(s []scored, n int) []Bin { return reliabilityMassRanked(s, rankByConf(s), n) }
+
+// ranked is a confidence and the position in s it is of.
+type ranked struct {
+	conf float64
+	i    int
+}
+
+// rankByConf ranks s by confidence, lowest first, ties by position in s
+// (which claim of a tie falls in which equal-mass bin at an edge depends
+// on it). The confidences are sorted beside their positions, not through
+// an index into s: the comparisons then read neither s nor a closure's
+// captures.
+func rankByConf(s []scored) []ranked {
+	idx := make([]ranked, len(s))
+	if len(s) >= radixMin && len(s) <= math.MaxInt32 {
+		// A stable radix sort keeps ties in the order of s.
+		keys, pos := make([]uint64, len(s)), make([]int32, len(s))
+		for i := range s {
+			keys[i], pos[i] = floatKey(s[i].conf), int32(i)
+		}
+		keys, pos = radixSort(keys, pos)
+		for r := range idx {
+			idx[r] = ranked{keyFloat(keys[r]), int(pos[r])}
+		}
+		return idx
 	}
-	// Ties by input order, without a (much slower) in-place stable sort.
-	slices.SortFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(s[a].conf, s[b].conf); c != 0 {
+	for i := range s {
+		idx[i] = ranked{s[i].conf, i}
+	}
+	slices.SortFunc(idx, func(a, b ranked) int {
+		if c := cmp.Compare(a.conf, b.conf); c != 0 {
 			return c
 		}
-		return a - b
+		return a.i - b.i
 	})
+	return idx
+}
+
+// reliabilityMassRanked is ReliabilityMass given rankByConf(s).
+func reliabilityMassRanked(s []scored, idx []ranked, n int) []Bin {
 	bins := make([]Bin, n)
 	sumConf := make([]float64, n)
 	sumCorrect := make([]int, n)
 	for i := range bins {
 		bins[i] = Bin{Index: i, Lo: math.NaN(), Hi: math.NaN()}
 	}
-	for r, i := range idx {
+	for r, at := range idx {
 		b := r * n / len(s)
-		x := s[i]
+		x := &s[at.i]
 		if bins[b].Count == 0 {
 			bins[b].Lo = x.conf
 		}
@@ -261,12 +290,22 @@ func Calibration(outs []Outcome, t float64) CalibrationReport {
 }
 
 func calibrationOf(s []scored, t float64) CalibrationReport {
+	var rank []ranked
+	if len(s) > 0 {
+		rank = rankByConf(s)
+	}
+	return calibrationRanked(s, t, rank)
+}
+
+// calibrationRanked is calibrationOf given rankByConf(s) (nil when s is
+// empty).
+func calibrationRanked(s []scored, t float64, rank []ranked) CalibrationReport {
 	r := CalibrationReport{Temperature: t, Bins: map[string][]Bin{
 		EqualWidth10: ReliabilityWidth(s, 10),
 		EqualWidth15: ReliabilityWidth(s, 15),
 	}}
 	if len(s) > 0 {
-		r.Bins[EqualMass10] = ReliabilityMass(s, 10)
+		r.Bins[EqualMass10] = reliabilityMassRanked(s, rank, 10)
 	} else {
 		r.Bins[EqualMass10] = nil
 	}

@@ -92,20 +92,25 @@ func Outputs(outs []Outcome, t float64) []OutputScore {
 	return scores
 }
 
-// eachOutput calls fn with every output's score in order of output id.
-// The claims are grouped by a counting sort on an id per distinct source
-// (4 bytes a claim, nothing allocated per output): a run of a million
-// claims has hundreds of thousands of outputs, and the metrics group
-// them once per slice.
-func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
+// groupBySource groups the claims by source (none for ""): names[id]
+// is a source, members[start[id]:start[id+1]] its claims in order, and
+// order the ids by name.
+func groupBySource(outs []Outcome) (names []string, start, members, order []int32) {
 	ids := map[string]int32{}
-	var names []string
-	var start []int32 // sizes, then offsets into members
+	// start: sizes, then offsets into members.
 	group := make([]int32, len(outs))
+	// An output's claims are mostly next to each other: the last source's
+	// id is reused without a map lookup.
+	last, lastID := "", int32(-1)
 	for i := range outs {
 		src := outs[i].Source
 		if src == "" {
 			group[i] = -1
+			continue
+		}
+		if src == last {
+			group[i] = lastID
+			start[lastID]++
 			continue
 		}
 		id, ok := ids[src]
@@ -117,6 +122,7 @@ func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
 		}
 		group[i] = id
 		start[id]++
+		last, lastID = src, id
 	}
 	start = append(start, 0)
 	total := int32(0)
@@ -126,7 +132,7 @@ func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
 		total += n
 	}
 	start[len(names)] = total
-	members := make([]int32, total)
+	members = make([]int32, total)
 	next := slices.Clone(start[:len(names)])
 	for i, id := range group {
 		if id >= 0 {
@@ -134,11 +140,21 @@ func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
 			next[id]++
 		}
 	}
-	order := make([]int32, len(names))
+	order = make([]int32, len(names))
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
+	return names, start, members, order
+}
+
+// eachOutput calls fn with every output's score in order of output id.
+// The claims are grouped by a counting sort on an id per distinct source
+// (4 bytes a claim, nothing allocated per output): a run of a million
+// claims has hundreds of thousands of outputs, and the metrics group
+// them once per slice.
+func eachOutput(outs []Outcome, t float64, fn func(*OutputScore)) {
+	names, start, members, order := groupBySource(outs)
 	var verdicts, gverdicts, imp []string
 	for _, id := range order {
 		claims := members[start[id]:start[id+1]]

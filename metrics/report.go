@@ -54,6 +54,25 @@ type Evaluation struct {
 	Metrics   []Metric
 	Intervals map[string]Interval
 	Counts    Counts
+	// The calibration report and the whole risk–coverage curve the
+	// metrics were computed from (Curves).
+	cal    CalibrationReport
+	curve  []RCPoint
+	curves bool
+}
+
+// Curves are Calibration(outs, t) and RiskCoverage(outs, t) of the
+// outcomes evaluated, as the metrics computed them (ok false for an
+// Evaluation that did not come from Evaluate).
+func (e Evaluation) Curves() (cal CalibrationReport, curve []RCPoint, ok bool) {
+	return e.cal, e.curve, e.curves
+}
+
+// WithoutCurves is e without its Curves (a million claims' curve is a
+// point per distinct confidence), for a caller that keeps e.
+func (e Evaluation) WithoutCurves() Evaluation {
+	e.cal, e.curve, e.curves = CalibrationReport{}, nil, false
+	return e
 }
 
 // Value is the named metric (NaN when undefined or unknown).
@@ -75,15 +94,15 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 		return Evaluation{}, err
 	}
 	c := Count(outs)
-	v := pointValues(outs, t, c)
+	v, pp := pointValues(outs, t, c)
 	var ci map[string]Interval
 	majorityHigh := math.NaN()
 	if !opts.None {
-		ci = bootstrap(outs, t, opts, [3]float64{v["auc_supported"], v["auc_unsupported"], v["auc_insufficient"]})
+		ci = bootstrap(outs, pp.scored, opts, [3]float64{v["auc_supported"], v["auc_unsupported"], v["auc_insufficient"]})
 		majorityHigh = ci["majority_accuracy"].High
 	}
 	v["degenerate_verifier"] = degenerate(c, v["accuracy"], majorityHigh)
-	maps.Copy(v, checkValues(outs, t))
+	maps.Copy(v, checkValues(pp.gates, pp.bounds))
 	maps.Copy(v, retrievalValues(outs))
 	maps.Copy(v, ruleValues(outs))
 	ov, oci := evaluateOutputs(outs, t, opts)
@@ -94,7 +113,7 @@ func Evaluate(outs []Outcome, t float64, opts BootstrapOptions) (Evaluation, err
 	if len(v) != len(Names) {
 		panic(fmt.Sprintf("metrics: %d values for %d names", len(v), len(Names)))
 	}
-	e := Evaluation{Metrics: make([]Metric, len(Names)), Intervals: map[string]Interval{}, Counts: c}
+	e := Evaluation{Metrics: make([]Metric, len(Names)), Intervals: map[string]Interval{}, Counts: c, cal: pp.cal, curve: pp.curve, curves: true}
 	for i, n := range Names {
 		x, ok := v[n]
 		if !ok {
@@ -132,14 +151,19 @@ func degenerate(c Counts, accuracy, majorityHigh float64) float64 {
 }
 
 // pointValues computes every metric but degenerate_verifier.
-func pointValues(outs []Outcome, t float64, c Counts) map[string]float64 {
+func pointValues(outs []Outcome, t float64, c Counts) (map[string]float64, pointParts) {
 	s := answeredScored(outs, t)
-	cal := calibrationOf(s, t)
+	var rank []ranked
+	if len(s) > 0 {
+		rank = rankByConf(s)
+	}
+	cal := calibrationRanked(s, t, rank)
+	b := boundsOf(s, c, cal.ECE10)
 	var auc [3]float64
 	for k := Class(0); k < 3; k++ {
 		auc[k] = aucOf(s, k)
 	}
-	rc := riskCoverage(s) // sorts s
+	rc := riskCoverageRanked(s, rank)
 	errs := 0
 	for _, x := range s {
 		if !x.correct {
@@ -187,7 +211,16 @@ func pointValues(outs []Outcome, t float64, c Counts) map[string]float64 {
 		v["pred_rate_"+k.String()] = c.PredictedRate(k)
 		v["auc_"+k.String()] = auc[k]
 	}
-	return v
+	return v, pointParts{gates: g, bounds: b, scored: s, cal: cal, curve: rc}
+}
+
+// pointParts are what pointValues computed that checkValues reports too.
+type pointParts struct {
+	gates  Gates
+	bounds Bounds
+	scored []scored // answeredScored(outs, t), in the order of outs
+	cal    CalibrationReport
+	curve  []RCPoint
 }
 
 // Undefined says why the named metric, found NaN for outcomes with counts
@@ -416,10 +449,16 @@ type Bounds struct {
 
 // CalibrationBounds computes seed 004's bounds at temperature t.
 func CalibrationBounds(outs []Outcome, t float64) Bounds {
+	s := answeredScored(outs, t)
+	return boundsOf(s, Count(outs), ECEOf(ReliabilityWidth(s, 10)))
+}
+
+// boundsOf is CalibrationBounds of the answered scored outcomes s (in any
+// order), the counts of all the outcomes and the 10-bin ECE of s.
+func boundsOf(s []scored, c Counts, ece float64) Bounds {
 	var b Bounds
 	var okS, okU int
-	c := Count(outs)
-	for _, x := range answeredScored(outs, t) {
+	for _, x := range s {
 		pred := Argmax(x.probs)
 		if x.probs[pred] < 0.8 {
 			continue
@@ -444,7 +483,6 @@ func CalibrationBounds(outs []Outcome, t float64) Bounds {
 	if b.UnsupportedN > 0 {
 		b.UnsupportedAccuracy = ratio(okU, b.UnsupportedN)
 	}
-	ece := Calibration(outs, t).ECE10
 	b.CalibrationDefined = !math.IsNaN(ece)
 	b.CalibrationPass = (b.SupportedN == 0 || b.SupportedAccuracy >= 0.75) &&
 		(b.UnsupportedN == 0 || b.UnsupportedAccuracy >= 0.75) && ece <= 0.10

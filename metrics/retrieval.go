@@ -122,9 +122,7 @@ var CheckMetrics = []string{"quality_gates_pass", "critical_unsupported", "contr
 	"calibration_pass", "supported_accuracy_at_p80", "unsupported_accuracy_at_p80", "supported_n_at_p80", "unsupported_n_at_p80",
 	"degenerate_supported", "degenerate_refuted", "calibration_bound_supported", "calibration_bound_unsupported"}
 
-func checkValues(outs []Outcome, t float64) map[string]float64 {
-	g := QualityGates(outs, t)
-	b := CalibrationBounds(outs, t)
+func checkValues(g Gates, b Bounds) map[string]float64 {
 	calPass := math.NaN()
 	if b.CalibrationDefined {
 		calPass = float64(b2i(b.CalibrationPass))

@@ -3,7 +3,6 @@ package metrics
 import (
 	"cmp"
 	"math"
-	"slices"
 )
 
 // RCPoint is one point of the risk–coverage curve: accepting every answered
@@ -23,24 +22,48 @@ func RiskCoverage(outs []Outcome, t float64) []RCPoint {
 	return riskCoverage(s)
 }
 
-// riskCoverage sorts s by confidence, highest first (order within a tie
-// does not matter: ties enter together).
+// riskCoverage is the curve of s (left in its order): confidences
+// highest first, ties entering together. The right and the wrong
+// answers' confidences are sorted apart (a plain float sort) and walked
+// together from the top, a group of equal confidence at a time.
 func riskCoverage(s []scored) []RCPoint {
-	slices.SortFunc(s, func(a, b scored) int { return cmp.Compare(b.conf, a.conf) })
+	nw := 0
+	for i := range s {
+		if !s[i].correct {
+			nw++
+		}
+	}
+	right, wrong := make([]float64, 0, len(s)-nw), make([]float64, 0, nw)
+	for i := range s {
+		if s[i].correct {
+			right = append(right, s[i].conf)
+		} else {
+			wrong = append(wrong, s[i].conf)
+		}
+	}
+	sortFloats(right)
+	sortFloats(wrong)
 	var pts []RCPoint
-	errs := 0
-	for i := 0; i < len(s); {
-		j := i
-		// j == i always enters, so a NaN confidence (never equal to
-		// itself) cannot stop the loop from advancing.
-		for j < len(s) && (j == i || s[j].conf == s[i].conf) {
-			if !s[j].correct {
-				errs++
-			}
+	errs, j := 0, 0
+	for r, w := len(right)-1, len(wrong)-1; r >= 0 || w >= 0; {
+		// The group's confidence: the higher of the next right and wrong.
+		var x float64
+		switch {
+		case r < 0:
+			x = wrong[w]
+		case w < 0 || cmp.Less(wrong[w], right[r]):
+			x = right[r]
+		default:
+			x = wrong[w]
+		}
+		for ; r >= 0 && cmp.Compare(right[r], x) == 0; r-- {
 			j++
 		}
-		pts = append(pts, RCPoint{Threshold: s[i].conf, Coverage: float64(j) / float64(len(s)), Risk: float64(errs) / float64(j)})
-		i = j
+		for ; w >= 0 && cmp.Compare(wrong[w], x) == 0; w-- {
+			j++
+			errs++
+		}
+		pts = append(pts, RCPoint{Threshold: x, Coverage: float64(j) / float64(len(s)), Risk: float64(errs) / float64(j)})
 	}
 	return pts
 }
@@ -107,4 +130,22 @@ func OracleAURC(n, e int) float64 {
 // correctness, for callers that have no logits.
 func RiskCoverageOf(conf []float64, correct []bool) []RCPoint {
 	return riskCoverage(fromConfidences(conf, correct))
+}
+
+// riskCoverageRanked is riskCoverage given rankByConf(s): the ranks
+// walked from the top, a group of equal confidence at a time.
+func riskCoverageRanked(s []scored, rank []ranked) []RCPoint {
+	var pts []RCPoint
+	errs, j := 0, 0
+	for r := len(rank) - 1; r >= 0; {
+		x := rank[r].conf
+		for ; r >= 0 && cmp.Compare(rank[r].conf, x) == 0; r-- {
+			j++
+			if !s[rank[r].i].correct {
+				errs++
+			}
+		}
+		pts = append(pts, RCPoint{Threshold: x, Coverage: float64(j) / float64(len(s)), Risk: float64(errs) / float64(j)})
+	}
+	return pts
 }

@@ -92,6 +92,10 @@ func LoadRun(path string) (*Run, error) {
 	}
 	r.files = files
 	src, gold := interner{}, map[string]*string{}
+	if n := CountRecords(files); n > 0 {
+		rs := &r.rows
+		rs.outs, rs.temps, rs.gold, rs.at = make([]metrics.Outcome, 0, n), make([]float64, 0, n), make([]*string, 0, n), make([]RecordAt, 0, n)
+	}
 	for fi, f := range files {
 		err := ScanRecords(f, false, func(row int64, rec Record) error {
 			rs := &r.rows
@@ -275,42 +279,66 @@ func Compare(a, b *Run, opts CompareOptions) (*Comparison, error) {
 	})
 
 	bo := metrics.BootstrapOptions{Resamples: opts.Resamples, Seed: opts.Seed}
-	for _, sl := range metrics.Slices(ob) {
-		pa, pb := sl.Pick(oa), sl.Pick(ob)
-		c.Counts = append(c.Counts, pairedCounts(sl.Name, pa, pb))
-		ea, err := metrics.Evaluate(pa, 1, metrics.BootstrapOptions{Resamples: 1, Seed: opts.Seed})
-		if err != nil {
-			return nil, err
-		}
-		eb, err := metrics.Evaluate(pb, 1, metrics.BootstrapOptions{Resamples: 1, Seed: opts.Seed})
-		if err != nil {
-			return nil, err
-		}
-		ci, err := metrics.PairedBootstrap(pa, pb, 1, bo)
-		if err != nil {
-			return nil, err
-		}
-		// Coverage has no bootstrap interval: its change is tested on the
-		// claims whose abstention changed, by McNemar's exact test.
-		abstainP := abstentionMcNemar(pa, pb)
-		for i, m := range ea.Metrics {
-			va, vb := m.Value, eb.Metrics[i].Value
-			if m.Name == "temperature" {
-				// Evaluate saw logits already scaled (T = 1): the runs' own T.
-				va, vb = runTemperature(a, ra.temps, opts.Stage), runTemperature(b, rb.temps, opts.Stage)
+	// The slices of metrics.Slices(ob), in its order: each partition's
+	// slices laid side by side in both runs' rows (groupInPlace, with one
+	// partition, B's, for both) and compared where they lie, rather than
+	// copied out (a slice of most claims was a copy of each run's rows).
+	if err := c.compareSlice(a, b, ra, rb, "all", oa, ob, bo, opts); err != nil {
+		return nil, err
+	}
+	for _, kind := range metrics.PartitionKinds(nil) {
+		p := metrics.PartitionOf(ob, metrics.SliceOptions{}, kind)
+		ga, gb := groupInPlace(oa, nil, p), groupInPlace(ob, nil, p)
+		for g, name := range p.Names {
+			pa, _ := ga.span(oa, g)
+			pb, _ := gb.span(ob, g)
+			if err := c.compareSlice(a, b, ra, rb, name, pa, pb, bo, opts); err != nil {
+				ga.ungroup(oa)
+				gb.ungroup(ob)
+				return nil, err
 			}
-			row := DeltaRow{Metric: m.Name, Slice: sl.Name, A: fp(va), B: fp(vb), Delta: fp(vb - va)}
-			if iv, ok := ci[m.Name]; ok && row.Delta != nil {
-				row.DeltaLo, row.DeltaHi = fp(iv.Low), fp(iv.High)
-				row.Significant = iv.Low > 0 || iv.High < 0
-			}
-			if abstentionMetric(m.Name) && row.Delta != nil && *row.Delta != 0 {
-				row.Significant = abstainP < 0.05
-			}
-			c.Deltas = append(c.Deltas, row)
 		}
+		ga.ungroup(oa)
+		gb.ungroup(ob)
 	}
 	return c, nil
+}
+
+// compareSlice adds one slice's paired counts and metric deltas.
+func (c *Comparison) compareSlice(a, b *Run, ra, rb *runRows, name string, pa, pb []metrics.Outcome, bo metrics.BootstrapOptions, opts CompareOptions) error {
+	c.Counts = append(c.Counts, pairedCounts(name, pa, pb))
+	ea, err := metrics.Evaluate(pa, 1, metrics.BootstrapOptions{Resamples: 1, Seed: opts.Seed})
+	if err != nil {
+		return err
+	}
+	eb, err := metrics.Evaluate(pb, 1, metrics.BootstrapOptions{Resamples: 1, Seed: opts.Seed})
+	if err != nil {
+		return err
+	}
+	ci, err := metrics.PairedBootstrap(pa, pb, 1, bo)
+	if err != nil {
+		return err
+	}
+	// Coverage has no bootstrap interval: its change is tested on the
+	// claims whose abstention changed, by McNemar's exact test.
+	abstainP := abstentionMcNemar(pa, pb)
+	for i, m := range ea.Metrics {
+		va, vb := m.Value, eb.Metrics[i].Value
+		if m.Name == "temperature" {
+			// Evaluate saw logits already scaled (T = 1): the runs' own T.
+			va, vb = runTemperature(a, ra.temps, opts.Stage), runTemperature(b, rb.temps, opts.Stage)
+		}
+		row := DeltaRow{Metric: m.Name, Slice: name, A: fp(va), B: fp(vb), Delta: fp(vb - va)}
+		if iv, ok := ci[m.Name]; ok && row.Delta != nil {
+			row.DeltaLo, row.DeltaHi = fp(iv.Low), fp(iv.High)
+			row.Significant = iv.Low > 0 || iv.High < 0
+		}
+		if abstentionMetric(m.Name) && row.Delta != nil && *row.Delta != 0 {
+			row.Significant = abstainP < 0.05
+		}
+		c.Deltas = append(c.Deltas, row)
+	}
+	return nil
 }
 
 // pair puts the claims of a and b that share a claim id side by side, in

@@ -480,10 +480,10 @@ func Compute(in Input) (*Tables, error) {
 			}
 			rows[si] = r
 			if all {
+				t.curves[si] = t.stageCurves(in, e, st.name, st.temp)
 				if st.name == StageCalibrated {
-					overall = e
+					overall = e.WithoutCurves()
 				}
-				t.curves[si] = t.stageCurves(in, st.name, st.temp)
 			}
 			restore()
 		}
@@ -666,8 +666,12 @@ type curve struct {
 
 // stageCurves adds a stage's calibration bins and risk–coverage points
 // (the outcomes already scaled for it) and returns its curve for the plot.
-func (t *Tables) stageCurves(in Input, stage string, temp float64) curve {
-	cal := metrics.Calibration(in.Outcomes, 1)
+func (t *Tables) stageCurves(in Input, e metrics.Evaluation, stage string, temp float64) curve {
+	// The evaluation of every outcome computed them already.
+	cal, full, ok := e.Curves()
+	if !ok {
+		cal, full = metrics.Calibration(in.Outcomes, 1), metrics.RiskCoverage(in.Outcomes, 1)
+	}
 	cal.Temperature = temp
 	for _, scheme := range []string{metrics.EqualWidth10, metrics.EqualWidth15, metrics.EqualMass10} {
 		for _, b := range cal.Bins[scheme] {
@@ -676,7 +680,6 @@ func (t *Tables) stageCurves(in Input, stage string, temp float64) curve {
 		}
 	}
 	t.Reliability = append(t.Reliability, cal)
-	full := metrics.RiskCoverage(in.Outcomes, 1)
 	c := curve{points: metrics.ThinCurve(full, metrics.CurvePoints), aurc: metrics.AURC(full, 1)}
 	if len(full) > 0 {
 		c.n = answeredLabelled(in.Outcomes)

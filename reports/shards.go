@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"hash/maphash"
 
 	"github.com/claimaudit/claimaudit/metrics"
 )
@@ -108,7 +109,8 @@ func (s *Shards) add(r Record) {
 // the columns the metrics read, into compact outcomes (ReadOptions); the
 // records report.html lists are read back whole at the end.
 func ReadShards(files []string, o ReadOptions) (*Shards, error) {
-	s := &Shards{errors: NewErrorPicker(ReportErrors)}
+	n := CountRecords(files)
+	s := &Shards{errors: NewErrorPicker(ReportErrors), Outcomes: make([]metrics.Outcome, 0, n), Temperatures: make([]float64, 0, n)}
 	err := s.Scan(files, o, func(at RecordAt, r Record, out metrics.Outcome) {
 		s.Usage.Add(&r)
 		s.Outcomes = append(s.Outcomes, out)
@@ -136,15 +138,12 @@ type RecordAt struct {
 // record in part and its outcome, reduced as o says. The Shards keep the
 // run id and execution, not the outcomes.
 func (s *Shards) Scan(files []string, o ReadOptions, fn func(at RecordAt, r Record, out metrics.Outcome)) error {
-	seen := newClaimSet(len(files))
+	seen := newClaimSet(files, CountRecords(files))
 	src := interner{}
 	for fi, f := range files {
 		err := ScanRecords(f, len(o.SliceBy) > 0, func(row int64, r Record) error {
 			if err := s.check(f, int(row), r, func(id string) (string, bool) {
-				if first, dup := seen.add(id, fi); dup {
-					return files[first], true
-				}
-				return "", false
+				return seen.add(id, fi, row)
 			}); err != nil {
 				return err
 			}
@@ -160,21 +159,77 @@ func (s *Shards) Scan(files []string, o ReadOptions, fn func(at RecordAt, r Reco
 	return nil
 }
 
-// claimSet holds the claim ids read, each with the file it is in.
-type claimSet struct{ ids map[string]uint16 }
-
-func newClaimSet(files int) claimSet {
-	if files > 1<<16 {
-		panic("reports: more than 65,536 records files")
-	}
-	return claimSet{ids: map[string]uint16{}}
+// claimSet holds the claim ids read: a 64-bit hash of each (a million
+// ids in 16 MiB, not the 70 MiB of the ids and a map of them), with the
+// file it is in. A hash seen before is checked against the ids
+// themselves, read again from the files: a duplicate claim is an error
+// (one such read), and two ids of one hash (about one run in 10^7 at a
+// million claims) cost a read and nothing else.
+type claimSet struct {
+	files []string
+	seed  maphash.Seed
+	ids   map[uint64]uint16
 }
 
-// add records id as in file fi, or returns the file that already holds it.
-func (c claimSet) add(id string, fi int) (int, bool) {
-	if first, dup := c.ids[id]; dup {
-		return int(first), true
+func newClaimSet(files []string, rows int) claimSet {
+	if len(files) > 1<<16 {
+		panic("reports: more than 65,536 records files")
 	}
-	c.ids[id] = uint16(fi)
-	return 0, false
+	return claimSet{files: files, seed: maphash.MakeSeed(), ids: make(map[uint64]uint16, rows)}
+}
+
+// add records id as in file fi at row (0-based), or returns the file that
+// already holds it.
+func (c claimSet) add(id string, fi int, row int64) (string, bool) {
+	h := maphash.String(c.seed, id)
+	if _, seen := c.ids[h]; !seen {
+		c.ids[h] = uint16(fi)
+		return "", false
+	}
+	// The files before fi, then fi's rows before this one.
+	for f := 0; f <= fi; f++ {
+		limit := int64(-1)
+		if f == fi {
+			limit = row
+		}
+		if found, err := holdsClaim(c.files[f], id, limit); err == nil && found {
+			return c.files[f], true
+		}
+	}
+	return "", false
+}
+
+// holdsClaim says whether the records file holds claim id among its
+// first limit rows (all, for limit < 0), reading only claim_id.
+func holdsClaim(path, id string, limit int64) (found bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			found, err = false, fmt.Errorf("read %s: damaged Parquet file (%v)", path, p)
+		}
+	}()
+	f, pf, _, err := openParquet(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	ids := newBatchReader[struct {
+		ClaimID string `parquet:"claim_id"`
+	}](pf)
+	defer ids.r.Close()
+	var row int64
+	for {
+		n, rerr := ids.read()
+		for i := range ids.buf[:n] {
+			if limit >= 0 && row >= limit {
+				return false, nil
+			}
+			if ids.buf[i].ClaimID == id {
+				return true, nil
+			}
+			row++
+		}
+		if rerr != nil {
+			return false, nil
+		}
+	}
 }

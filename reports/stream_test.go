@@ -3,6 +3,7 @@ package reports
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -173,4 +174,38 @@ func TestReadRecordsAt(t *testing.T) {
 	}
 	_, err = ReadRecordsAt(p, []int64{int64(len(rs))})
 	assert.ErrorContains(t, err, "no row")
+}
+
+// TestClaimSetHashCollision: the claim set keeps hashes, so a hash seen
+// before is checked against the ids in the files (earlier files whole,
+// the current one before the row): two ids of one hash are not a
+// duplicate, an id read before is, in another file or the same one.
+func TestClaimSetHashCollision(t *testing.T) {
+	ra, rb := variedRecords(8, 0, scanBatch+20), variedRecords(9, 5000, 10)
+	a, b := writeRecords(t, "a.parquet", ra), writeRecords(t, "b.parquet", rb)
+	for name, c := range map[string]struct {
+		id   string
+		fi   int
+		row  int64
+		file string
+		dup  bool
+	}{
+		"collision, no such id before": {rb[3].ClaimID, 1, 3, "", false},
+		"the id earlier in its file":   {rb[3].ClaimID, 1, 5, b, true},
+		"the id in an earlier file":    {ra[scanBatch+7].ClaimID, 1, 0, a, true},
+		"collision in the first file":  {ra[scanBatch+7].ClaimID, 0, scanBatch + 7, "", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newClaimSet([]string{a, b}, 0)
+			// As if another id of the same hash had been read.
+			s.ids[maphash.String(s.seed, c.id)] = 0
+			file, dup := s.add(c.id, c.fi, c.row)
+			assert.Equal(t, c.dup, dup)
+			assert.Equal(t, c.file, file)
+		})
+	}
+	// Without a hash seen before, no file is read.
+	s := newClaimSet([]string{"/nonexistent.parquet"}, 0)
+	_, dup := s.add("c_1", 0, 0)
+	assert.False(t, dup)
 }

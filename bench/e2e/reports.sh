@@ -11,6 +11,7 @@
 set -euo pipefail
 base=$1 new=$2 dir=$3 rounds=$4
 shards=$(ls -d "$dir"/shard-*/records.parquet 2>/dev/null || true)
+here=$(cd "$(dirname "$0")" && pwd) # go run needs a path it reads as the module's
 
 one() { # side what round
 	local bin=$base
@@ -40,6 +41,6 @@ one base trend 1
 one new trend 1
 echo "columns: what side round user_s sys_s peak_rss_KiB wall_s"
 for w in report shards; do
-	[ -d "$dir/bench-new-$w" ] && { echo "== $w: tables base vs new"; go run "$(dirname "$0")/../sametables" "$dir/bench-base-$w" "$dir/bench-new-$w" || true; }
+	[ -d "$dir/bench-new-$w" ] && { echo "== $w: tables base vs new"; go run "$here/../sametables" "$dir/bench-base-$w" "$dir/bench-new-$w" || true; }
 done
 cmp "$dir/bench-base-diff.out" "$dir/bench-new-diff.out" && echo "== diff: html pages identical"

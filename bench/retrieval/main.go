@@ -109,30 +109,44 @@ func run() error {
 		}
 	}
 	if *export {
-		c, err := corpus.Load(ctx, *corpusPath, *spansPath, corpus.LoadOptions{})
-		if err != nil {
-			return err
-		}
-		type passage struct {
-			ID     string   `json:"id"`
-			Tokens []string `json:"tokens"`
-		}
-		var ps []passage
-		if err := c.Passages(ix.Manifest().Passages, func(p corpus.Passage) error {
-			ps = append(ps, passage{p.ID, ix.Tokens(p.Text)})
-			return nil
-		}); err != nil {
-			return err
-		}
-		slices.SortFunc(ps, func(a, b passage) int { return strings.Compare(a.ID, b.ID) })
-		if err := writeLines(filepath.Join(*out, "passages.jsonl"), len(ps), func(i int) any { return ps[i] }); err != nil {
-			return err
-		}
-		if err := writeLines(filepath.Join(*out, "queries.jsonl"), len(cs), func(i int) any {
-			return map[string]any{"claim_id": cs[i].ID, "terms": ix.QueryWeights(cs[i].Text)}
-		}); err != nil {
-			return err
-		}
+		return exportTerms(ctx, ix, *corpusPath, *spansPath, *out, cs)
+	}
+	return nil
+}
+
+// exportTerms writes passages.jsonl (each passage's analysed terms, text
+// and provenance) and queries.jsonl (each claim's analysed terms with
+// their weights) into out, for another engine.
+func exportTerms(ctx context.Context, ix *corpus.Index, corpusPath, spansPath, out string, cs []claims.Claim) error {
+	c, err := corpus.Load(ctx, corpusPath, spansPath, corpus.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	// The text and provenance too: xapian_index.py indexes them
+	// with Xapian's own analysis, as the index build does with the
+	// project's.
+	type passage struct {
+		ID     string   `json:"id"`
+		Tokens []string `json:"tokens"`
+		Text   string   `json:"text"`
+		DocID  string   `json:"doc_id"`
+		SpanID string   `json:"span_id,omitempty"`
+	}
+	var ps []passage
+	if err := c.Passages(ix.Manifest().Passages, func(p corpus.Passage) error {
+		ps = append(ps, passage{p.ID, ix.Tokens(p.Text), p.Text, p.DocID, p.SpanID})
+		return nil
+	}); err != nil {
+		return err
+	}
+	slices.SortFunc(ps, func(a, b passage) int { return strings.Compare(a.ID, b.ID) })
+	if err := writeLines(filepath.Join(out, "passages.jsonl"), len(ps), func(i int) any { return ps[i] }); err != nil {
+		return err
+	}
+	if err := writeLines(filepath.Join(out, "queries.jsonl"), len(cs), func(i int) any {
+		return map[string]any{"claim_id": cs[i].ID, "terms": ix.QueryWeights(cs[i].Text)}
+	}); err != nil {
+		return err
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/claimaudit/claimaudit/audit"
 	"os"
 	"path/filepath"
 	"slices"
@@ -159,6 +160,15 @@ func checkRunReadable(p string) error {
 // compareRuns loads two runs (folders or records files) and pairs them.
 func compareRuns(a, b string, opts reports.CompareOptions) (*reports.Comparison, error) {
 	var runs [2]*reports.Run
+	rows := 0
+	for _, p := range []string{a, b} {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			p = filepath.Join(p, "records.parquet")
+		}
+		rows += reports.CountRecords([]string{p})
+	}
+	restore := audit.HeapLimitFor(uint64(rows) * audit.RunRowBytes)
+	defer func() { restore() }()
 	for i, p := range []string{a, b} {
 		if err := checkRunReadable(p); err != nil {
 			return nil, err
@@ -168,6 +178,9 @@ func compareRuns(a, b string, opts reports.CompareOptions) (*reports.Comparison,
 			return nil, &exitError{code: exitInput, err: fmt.Errorf("read run %s: %w", p, err)}
 		}
 	}
+	// The comparison keeps little beyond the two runs' rows.
+	restore()
+	restore = audit.HeapLimitFor(0)
 	c, err := reports.Compare(runs[0], runs[1], opts)
 	if errors.Is(err, reports.ErrNoSharedClaims) || errors.Is(err, reports.ErrDifferentInputs) {
 		return nil, &exitError{code: exitInput, err: err}
