@@ -562,7 +562,8 @@ func classNamed(s string) metrics.Class {
 
 // openParquet opens a Parquet file the user named (a regular file: a FIFO
 // or a device is refused before it is opened) and reads its footer; the
-// caller closes f.
+// caller closes f. A footer or page index so damaged that the Parquet
+// library panics reading it is an error naming the file, whoever calls.
 func openParquet(path string) (f *os.File, pf *parquet.File, size int64, err error) {
 	f, err = userfile.Open(context.Background(), path)
 	if err != nil {
@@ -573,12 +574,24 @@ func openParquet(path string) (f *os.File, pf *parquet.File, size int64, err err
 		f.Close()
 		return nil, nil, 0, err
 	}
-	pf, err = parquet.OpenFile(f, st.Size())
+	pf, err = openFooter(f, st.Size())
 	if err != nil {
 		f.Close()
 		return nil, nil, 0, fmt.Errorf("read %s: not a Parquet file (%w)", path, err)
 	}
 	return f, pf, st.Size(), nil
+}
+
+// openFooter is parquet.OpenFile with the library's panics on damaged
+// metadata turned into an error.
+func openFooter(f *os.File, size int64) (pf *parquet.File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pf, err = nil, fmt.Errorf("damaged: %v", p)
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return parquet.OpenFile(f, size)
 }
 
 // HumanLabelRow is one row of a review queue's labels.parquet, written by

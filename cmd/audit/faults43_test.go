@@ -331,7 +331,8 @@ func noSecretAnywhere(t *testing.T, dir string, secrets []string, texts ...strin
 }
 
 // TestFaultSecretsInEveryEncoding: a judge and an extractor that echo the
-// credentials in every encoding get none of them written — not in the
+// credentials in every encoding (the echoing judge says supported to every
+// claim: degenerate by construction, hence --allow-degenerate-verifier) get none of them written — not in the
 // records, the verdict cache (--resume), the extractor's cache and output,
 // nor stdout or stderr (cases 7, 8, 9).
 func TestFaultSecretsInEveryEncoding(t *testing.T) {
@@ -342,13 +343,13 @@ func TestFaultSecretsInEveryEncoding(t *testing.T) {
 	host := strings.TrimPrefix(url, "http://")
 	t.Run("judge --resume", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
-		r := runDemo(t, out, "--verifier", "openai", "--endpoint", url+"/v1", "--model", "m", "--api-key-env", "FAULT43_KEY", "--resume")
+		r := runDemo(t, out, "--verifier", "openai", "--endpoint", url+"/v1", "--model", "m", "--api-key-env", "FAULT43_KEY", "--resume", "--allow-degenerate-verifier")
 		expect(t, r, exitOK)
 		noSecretAnywhere(t, out, []string{key}, r.stdout, r.stderr)
 	})
 	t.Run("judge with user:password in the endpoint", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
-		r := runDemo(t, out, "--verifier", "openai", "--endpoint", "http://alice:PW0rd-fault43@"+host+"/v1", "--model", "m", "--api-key-env", "", "--resume")
+		r := runDemo(t, out, "--verifier", "openai", "--endpoint", "http://alice:PW0rd-fault43@"+host+"/v1", "--model", "m", "--api-key-env", "", "--resume", "--allow-degenerate-verifier")
 		expect(t, r, exitOK)
 		noSecretAnywhere(t, out, []string{"PW0rd-fault43", "alice:PW0rd-fault43"}, r.stdout, r.stderr)
 	})
@@ -365,7 +366,7 @@ func TestFaultSecretsInEveryEncoding(t *testing.T) {
 	t.Run("run --outputs with the LLM extractor", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
 		r := tool(t, 3*time.Minute, nil, "run", "--corpus", demoDir+"corpus.jsonl", "--spans", demoDir+"spans.jsonl", "--outputs", demoDir+"outputs.jsonl",
-			"--out", out, "--index", sharedIndex, "--extractor", "openai", "--extract-endpoint", url+"/v1", "--extract-model", "m", "--extract-api-key-env", "FAULT43_KEY")
+			"--out", out, "--index", sharedIndex, "--extractor", "openai", "--extract-endpoint", url+"/v1", "--extract-model", "m", "--extract-api-key-env", "FAULT43_KEY", "--allow-degenerate-verifier")
 		expect(t, r, exitOK)
 		noSecretAnywhere(t, out, []string{key}, r.stdout, r.stderr)
 	})
@@ -628,7 +629,7 @@ func TestFaultSmallerOnes(t *testing.T) {
 			t.Skip("ORT_LIB not set (make faults sets it after make ort)")
 		}
 		tmp := t.TempDir()
-		cmd := exec.Command(os.Getenv("AUDIT_BIN"), demoArgs(filepath.Join(t.TempDir(), "out"), "--verifier", "onnx", "--model", "../../adjudicate/onnx/testdata/tiny", "--log-level", "warn")...)
+		cmd := exec.Command(os.Getenv("AUDIT_BIN"), demoArgs(filepath.Join(t.TempDir(), "out"), "--verifier", "onnx", "--model", "../../adjudicate/onnx/testdata/tiny", "--log-level", "warn", "--allow-degenerate-verifier")...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "ORT_LIB="+lib)
 		outb, err := cmd.CombinedOutput()
 		require.NoError(t, err, string(outb))
