@@ -88,6 +88,7 @@ class SetScores:
     passages a claim has (padding never decides: its strength is -1)."""
 
     def __init__(self, records):
+        self.records = records
         n = len(records)
         k = max(len(r["logits"]) for r in records)
         self.z = np.zeros((n, k, 3))
@@ -116,33 +117,12 @@ def balanced_accuracy(y, pred):
 
 
 def row(name, s, bias):
+    """The held-out set's row of nli.py's table, decided under bias."""
     import nli
 
-    z = s.decide(bias)
-    ps = np.exp(z[:, 0] - z.max(axis=1)) / np.exp(z - z.max(axis=1, keepdims=True)).sum(axis=1)
-    pred = z.argmax(axis=1)
-    counts = [int((s.y == k).sum()) for k in range(3)]
-    f1 = float("nan")
-    if all(counts):
-        fs = []
-        for k in range(3):
-            tp = int(((s.y == k) & (pred == k)).sum())
-            prec = tp / max(1, int((pred == k).sum()))
-            rec = tp / counts[k]
-            fs.append(0.0 if prec + rec == 0 else 2 * prec * rec / (prec + rec))
-        f1 = sum(fs) / 3
-    return {
-        "set": name,
-        "n": len(s.y),
-        "counts": counts,
-        "bias": [float(b) for b in bias],
-        "balanced_accuracy": balanced_accuracy(s.y, pred),
-        "roc_auc": nli.roc_auc(ps, s.y == 0),
-        "macro_f1": f1,
-        "accuracy": float((pred == s.y).mean()),
-        "majority": max(counts) / len(s.y),
-        "tier1_fa": float(((s.y != 0) & (pred == 0)).sum() / len(s.y)),
-    }
+    out = nli.evaluate(name, s.records, s.decide(bias))
+    out["bias"] = [float(b) for b in bias]
+    return out
 
 
 def fit_bias(sets):
