@@ -54,14 +54,20 @@ def cmd_score(args):
     lens = [len(enc.pair(p, c)[0]) for _, p, c in items]
     order = sorted(range(len(items)), key=lambda i: lens[i])
     raw = [None] * len(items)
+    feats = np.zeros((len(items), model.config.hidden_size), dtype=np.float32) if args.features else None
     t0 = time.time()
     with torch.no_grad():
         for s in range(0, len(order), args.batch):
             ids = order[s : s + args.batch]
             x = enc.batch([items[i][1] for i in ids], [items[i][2] for i in ids])
-            out = model(**x).logits.double().numpy()
+            res = model(**x, output_hidden_states=bool(args.features))
+            out = res.logits.double().numpy()
             for i, row in zip(ids, out):
                 raw[i] = [round(float(v), 5) for v in row]
+            if args.features:
+                cls = res.hidden_states[-1][:, 0].float().numpy()
+                for i, row in zip(ids, cls):
+                    feats[i] = row
             if (s // args.batch) % 20 == 0:
                 done = s + len(ids)
                 print(f"  {done}/{len(items)} pairs ({done / (time.time() - t0):.1f}/s)", file=sys.stderr, flush=True)
@@ -71,6 +77,10 @@ def cmd_score(args):
     with open(args.out, "w") as f:
         for ci, r in enumerate(records):
             f.write(json.dumps({"set": r["set"], "claim_id": r["claim_id"], "label": r["label"], "logits": per[ci]}) + "\n")
+    if args.features:
+        # The last layer's [CLS] state of every pair, in --out's order (claim by
+        # claim, passage by passage): what the pooler and the head read.
+        np.save(args.features, feats)
     print(f"wrote {args.out}: {len(records)} claims, {len(items)} pairs, {time.time() - t0:.0f} s", file=sys.stderr)
 
 
@@ -166,6 +176,32 @@ def cmd_loo(args):
     print(text)
 
 
+def cmd_select(args):
+    """Leave one set out over candidate models (checkpoints, soups): for each
+    held-out set the candidate with the best mean binary balanced accuracy on
+    the other sets is chosen, and its row on the held-out set reported."""
+    import nli
+
+    cands = {}
+    for spec in args.scores:
+        name, _, path = spec.partition("=")
+        cands[name] = {n: SetScores(rs) for n, rs in load_scores(path).items()}
+    names = args.sets.split(",") if args.sets else list(next(iter(cands.values())))
+    bal = {c: {n: balanced_accuracy(d[n].y, d[n].decide((0, 0, 0)).argmax(axis=1)) for n in names} for c, d in cands.items()}
+    rows, text = [], "| candidate | " + " | ".join(names) + " | mean |\n|---|" + "---|" * (len(names) + 1) + "\n"
+    for c in cands:
+        text += f"| {c} | " + " | ".join(f"{bal[c][n]:.3f}" for n in names) + f" | {np.mean([bal[c][n] for n in names]):.3f} |\n"
+    chosen = {}
+    for held in names:
+        # ties go to the order of --scores (the first candidate listed)
+        best = max(cands, key=lambda c: (round(np.mean([bal[c][n] for n in names if n != held]), 12), -list(cands).index(c)))
+        chosen[held] = best
+        rows.append(nli.evaluate(held, cands[best][held].records, cands[best][held].decide((0, 0, 0))))
+    text += "\n## The candidate chosen on the other sets, on the held-out set\n\n" + nli.table(rows)
+    text += "\nchosen per held-out set: " + "; ".join(f"{n} {chosen[n]}" for n in names) + "\n"
+    print(text)
+
+
 def cmd_apply(args):
     """The model with the fitted biases added to its classifier's bias."""
     import torch
@@ -198,16 +234,20 @@ def main():
     p.add_argument("--max-len", type=int, default=128)
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--features", default="", help="also save each pair's last-layer [CLS] state here (.npy, float32)")
     p = sub.add_parser("loo")
     p.add_argument("--scores", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--sets", default="", help="comma-separated sets in table order (default: as in --scores)")
+    p = sub.add_parser("select")
+    p.add_argument("--scores", nargs="+", required=True, help="NAME=scores.jsonl, one per candidate model")
+    p.add_argument("--sets", default="")
     p = sub.add_parser("apply")
     p.add_argument("--model", required=True)
     p.add_argument("--biases", required=True)
     p.add_argument("--out", required=True)
     args = ap.parse_args()
-    {"score": cmd_score, "loo": cmd_loo, "apply": cmd_apply}[args.cmd](args)
+    {"score": cmd_score, "loo": cmd_loo, "select": cmd_select, "apply": cmd_apply}[args.cmd](args)
 
 
 if __name__ == "__main__":
