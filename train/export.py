@@ -6,7 +6,11 @@ backend takes as its default), config.json with id2label, and reference.json
 logits of the fp32 torch model and of the int8 ONNX model) that the Go tests
 compare against.
 
-    python train/export.py --model DIR --out models/NAME [--max-len 96] [--no-quantize]
+    python train/export.py --model DIR --out models/NAME [--max-len 96] [--no-quantize] [--int8-arith]
+
+--int8-arith also runs the encoder's linear layers on integer arithmetic with
+activations quantised one row (one token of one pair) at a time
+(train/int8rows.py): still batch-independent, less CPU, a little less exact.
 """
 
 import argparse
@@ -54,6 +58,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--max-len", type=int, default=0, help="tokens per pair (default: the training run's)")
     ap.add_argument("--no-quantize", action="store_true")
+    ap.add_argument("--int8-arith", action="store_true", help="per-row int8 activations, MatMulInteger (train/int8rows.py)")
     args = ap.parse_args()
     torch.set_num_threads(int(os.environ.get("TRAIN_THREADS", "2")))
     with open(os.path.join(args.model, "training.json")) as f:
@@ -72,6 +77,8 @@ def main():
         shutil.copyfile(fp32, dest)
     else:
         weight_only_int8(fp32, dest)
+        if args.int8_arith:
+            int8_arith(dest)
     write_tokenizer(tok, args.out, max_len)
     cfg = model.config.to_dict()
     cfg["id2label"] = {str(k): v for k, v in model.config.id2label.items()}
@@ -161,6 +168,20 @@ def weight_only_int8(src, dst, min_size=4096):
     g.node.extend(nodes + old)
     onnx.checker.check_model(m)
     onnx.save(m, dst)
+
+
+def int8_arith(path):
+    """Rewrite the int8-weight graph at path in place so its encoder MatMuls
+    run on per-row int8 activations (int8rows.rewrite)."""
+    import onnx
+
+    import int8rows
+
+    m = onnx.load(path)
+    n = int8rows.rewrite(m)
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+    print(f"{path}: {n} MatMuls on per-row int8 arithmetic", file=sys.stderr)
 
 
 def write_reference(tok, model, enc, int8_path, fp32_path, out, max_len):
