@@ -16,11 +16,17 @@ fastest. Every step is elementwise or reduces over one row, and the integer
 product is exact, so a row's result depends on that row alone: a pair's
 logits do not depend on the other pairs of its batch or on their padding.
 (ONNX Runtime's quantize_dynamic uses DynamicQuantizeLinear, one scale for
-the whole batch tensor: the logits move with the batch.) signed=True keeps
-the activation int8 (MatMulInteger s8 x s8) instead.
+the whole batch tensor: the logits move with the batch.) scheme "s8" keeps
+the activation int8 (MatMulInteger s8 x s8) instead: 5.6x slower on ONNX
+Runtime 1.30's x86 kernels. Scheme "asym" takes each row's minimum and maximum
+(closer to float32, more operators).
 
-Attention's activation-by-activation products (Q K^T, probabilities x V), the
-embedding tables and the classification head keep float32 arithmetic.
+The pooler's and the classifier's Gemm become an elementwise product summed
+over each row (float32: a GEMM's blocking follows the row count, which moved
+the logits' last bits with the batch). Attention's activation-by-activation
+products (Q K^T, probabilities x V), softmax, LayerNorm and the embedding
+tables keep float32 arithmetic; their results were already the same alone
+and in a batch.
 
     python train/int8rows.py IN.onnx OUT.onnx [--scheme sym|asym|s8] [--skip KINDS]
 """
