@@ -2,6 +2,7 @@
 
   python bench/cascade/ort.py speed  --model DIR --pairs PAIRS.jsonl [--limit N]
   python bench/cascade/ort.py options --model DIR --pairs PAIRS.jsonl [--limit N]
+  python bench/cascade/ort.py int8rows --model DIR --candidate G.onnx --pairs PAIRS.jsonl [--claims N] [--scores S]
   python bench/cascade/ort.py pairs --records RECORDS.jsonl --corpus corpus.jsonl --out PAIRS.jsonl
 
 PAIRS.jsonl: one claim a line, {"claim": str, "passages": [{"text": str}, ...]} (the
@@ -42,6 +43,30 @@ def encode(model, pairs, max_len):
     tok.no_padding()
     encs = tok.encode_batch(pairs)
     return [(np.array(e.ids), np.array(e.type_ids)) for e in encs]
+
+
+def encode_go(model, pairs, max_len):
+    """Pairs cut by the Go tokenizer's rule (nli.Encoder): the passage is cut
+    first; a claim that leaves no room keeps the passage at min(its length, a
+    quarter of the room) and is cut to the rest."""
+    tok = Tokenizer.from_file(os.path.join(model, "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    budget = max_len - 3
+    texts = sorted({t for pc in pairs for t in pc})
+    ids = dict(zip(texts, (e.ids for e in tok.encode_batch(texts, add_special_tokens=False))))
+    out = []
+    for p, c in pairs:
+        a, b = ids[p], ids[c]
+        if len(a) + len(b) > budget:
+            if len(b) < budget:
+                a = a[: budget - len(b)]
+            else:
+                keep = min(len(a), budget // 4)
+                a, b = a[:keep], b[: budget - keep]
+        out.append((np.array([cls] + a + [sep] + b + [sep]), np.array([0] * (len(a) + 2) + [1] * (len(b) + 1))))
+    return out
 
 
 def batches(encs):
@@ -200,6 +225,105 @@ def cmd_options(a):
                       "max_batch_delta": 0.0}), flush=True)
 
 
+def load_claims(path, per_set):
+    """The first per_set claims of each set of a retrieved-pairs file (the
+    harness's pairs.jsonl: set, claim, label, passages), in file order, with
+    each record's line number (to find the same claim's reference scores)."""
+    seen, out = {}, []
+    with open(path) as f:
+        for i, line in enumerate(f):
+            r = json.loads(line)
+            if seen.get(r["set"], 0) < per_set:
+                seen[r["set"]] = seen.get(r["set"], 0) + 1
+                out.append((i, r))
+    return out
+
+
+def claim_rows(claims, logits):
+    """Per set, a decide.SetScores of each claim's passages' logits."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "train"))
+    from decide import SetScores
+
+    by_set, at = {}, 0
+    for _, r in claims:
+        k = len(r["passages"] or [None])
+        by_set.setdefault(r["set"], []).append({"label": r["label"], "logits": logits[at : at + k].tolist()})
+        at += k
+    return {name: SetScores(recs) for name, recs in by_set.items()}
+
+
+def balanced(sets):
+    from decide import balanced_accuracy
+
+    return {name: balanced_accuracy(s.y, s.decide((0, 0, 0)).argmax(axis=1)) for name, s in sets.items()}
+
+
+def flips(sets, ref):
+    """Per set, how many claims' binary decision (supported or not) differs
+    from the reference scores' decision."""
+    return {name: int(((s.decide((0, 0, 0)).argmax(axis=1) == 0) != (ref[name].decide((0, 0, 0)).argmax(axis=1) == 0)).sum())
+            for name, s in sets.items()}
+
+
+def cmd_int8rows(a):
+    """The per-row int8 graph(s) against the shipped one on the first
+    --claims claims of each real set: largest |logit difference| against the
+    shipped graph and the float32 torch scores (--scores), the claim-level
+    binary balanced accuracy per set (deciding-passage rule) of each, the
+    batch delta, and CPU seconds over --rounds interleaved passes."""
+    claims = load_claims(a.pairs, a.claims)
+    pairs = [(p["text"], r["claim"]) for _, r in claims for p in (r["passages"] or [{"text": ""}])]
+    encs = encode_go(a.model, pairs, a.max_len)
+    graphs = [("shipped", os.path.join(a.model, "model.onnx"))] + [(os.path.basename(c), c) for c in a.candidate]
+    sess = {name: session(path, threads=a.threads) for name, path in graphs}
+    out = {"pairs": len(encs), "claims": len(claims), "max_len": a.max_len,
+           "mean_tokens": round(float(np.mean([len(e[0]) for e in encs])), 1)}
+    logits = {}
+    for name, _ in graphs:
+        run_all(sess[name], encs[:BATCH])
+        logits[name], wall, cpu = timed(lambda: run_all(sess[name], encs))
+        out[name] = {"cpu_s": [round(cpu, 2)], "pairs_per_s": [round(len(encs) / wall, 1)]}
+    for _ in range(a.rounds - 1):
+        for name, _ in graphs:
+            _, wall, cpu = timed(lambda: run_all(sess[name], encs))
+            out[name]["cpu_s"].append(round(cpu, 2))
+            out[name]["pairs_per_s"].append(round(len(encs) / wall, 1))
+    torch_logits = None
+    if a.scores:
+        lines = open(a.scores).read().splitlines()
+        torch_logits = np.array([z for i, _ in claims for z in json.loads(lines[i])["logits"]], np.float64)
+        out["torch"] = {"bal_acc": balanced(claim_rows(claims, torch_logits))}
+    shipped_sets = claim_rows(claims, logits["shipped"])
+    for name, _ in graphs:
+        o = out[name]
+        sets = claim_rows(claims, logits[name])
+        o["bal_acc"] = balanced(sets)
+        o["decisions_differing_from_shipped"] = flips(sets, shipped_sets)
+        if torch_logits is not None:
+            o["decisions_differing_from_torch"] = flips(sets, claim_rows(claims, torch_logits))
+        o["max_diff_vs_shipped"] = float(np.abs(logits[name] - logits["shipped"]).max())
+        o["mean_diff_vs_shipped"] = float(np.abs(logits[name] - logits["shipped"]).mean())
+        if torch_logits is not None:
+            o["max_diff_vs_torch"] = float(np.abs(logits[name] - torch_logits).max())
+            o["mean_diff_vs_torch"] = float(np.abs(logits[name] - torch_logits).mean())
+        o["batch_delta"] = invariance(sess[name], encs, a.invariance)
+        o["batch_delta_unpadded"] = invariance_unpadded(sess[name], encs, logits[name], a.invariance)
+    if a.save:
+        np.savez(a.save, **{k.replace(".onnx", ""): v for k, v in logits.items()})
+    print(json.dumps(out, indent=1))
+
+
+def invariance_unpadded(sess, encs, batched, n):
+    """As invariance, but each pair alone at its own length (no padding): the
+    batch and the padding of the other pairs both change."""
+    step = max(1, len(encs) // n)
+    worst = 0.0
+    for i in range(0, len(encs), step)[:n]:
+        alone = sess.run(None, feed(encs, [i], len(encs[i][0])))[0][0]
+        worst = max(worst, float(np.abs(alone - batched[i]).max()))
+    return worst
+
+
 def cmd_pairs(a):
     """Pairs of a run: its records (audit export --format jsonl) with each
     passage's text cut from the corpus by its code-point offsets."""
@@ -220,7 +344,13 @@ def cmd_pairs(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["speed", "options", "pairs"])
+    ap.add_argument("cmd", choices=["speed", "options", "pairs", "int8rows"])
+    ap.add_argument("--candidate", action="append", default=[], help="int8rows: a graph to compare with the shipped one (repeatable)")
+    ap.add_argument("--claims", type=int, default=300, help="int8rows: the first N claims of each set")
+    ap.add_argument("--scores", help="int8rows: float32 torch scores of the same pairs file (train/decide.py score)")
+    ap.add_argument("--rounds", type=int, default=1, help="int8rows: interleaved timed passes")
+    ap.add_argument("--save", help="int8rows: write every graph's logits to this .npz")
+    ap.add_argument("--threads", type=int, default=2, help="int8rows: intra-op threads")
     ap.add_argument("--model")
     ap.add_argument("--pairs")
     ap.add_argument("--records", help="pairs: a run's records, audit export --format jsonl")
@@ -232,7 +362,7 @@ def main():
     ap.add_argument("--invariance", type=int, default=32, help="pairs checked alone against their batch")
     ap.add_argument("--only", action="store_true", help="options: only the shipped session and disable_quant_qdq, then stop")
     a = ap.parse_args()
-    {"speed": cmd_speed, "options": cmd_options, "pairs": cmd_pairs}[a.cmd](a)
+    {"speed": cmd_speed, "options": cmd_options, "pairs": cmd_pairs, "int8rows": cmd_int8rows}[a.cmd](a)
 
 
 if __name__ == "__main__":
