@@ -8,11 +8,14 @@ compare against.
 
     python train/export.py --model DIR --out models/NAME [--max-len 96] [--no-quantize] [--arith A]
 
---arith int8-rows (the default) also runs the encoder's linear layers on
+--arith int8-rows7 (the default) also runs the encoder's linear layers on
 integer arithmetic with activations quantised one row (one token of one pair)
-at a time, and the head one row at a time (train/int8rows.py): a pair's logits
-are bit for bit the same whatever its batch, at ~0.6x the CPU of float32
-arithmetic, a little less exact. int8-rows-asym: per-row minimum and maximum
+at a time to 7 bits, and the head one row at a time (train/int8rows.py): a
+pair's logits are bit for bit the same whatever its batch, at ~0.6x the CPU of
+float32 arithmetic, a little less exact. 7 bits, not 8, so that x86 CPUs
+without VNNI (whose uint8 x int8 kernel adds product pairs in 16 bits with
+saturation) compute the same exact sums. int8-rows: 8-bit activations, exact
+only on CPUs with VNNI or AMX. int8-rows-asym: per-row minimum and maximum
 instead of a symmetric scale (closer to float32, ~0.7x). float: int8-stored
 weights dequantised in the graph, float32 arithmetic (logits move in the 7th
 digit with the batch).
@@ -63,8 +66,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--max-len", type=int, default=0, help="tokens per pair (default: the training run's)")
     ap.add_argument("--no-quantize", action="store_true")
-    ap.add_argument("--arith", choices=["int8-rows", "int8-rows-asym", "float"], default="int8-rows",
-                    help="the encoder's arithmetic (default int8-rows: per-row int8 activations, train/int8rows.py)")
+    ap.add_argument("--arith", choices=["int8-rows", "int8-rows7", "int8-rows-asym", "float"], default="int8-rows7",
+                    help="the encoder's arithmetic (default int8-rows7: per-row 7-bit activations, train/int8rows.py)")
     args = ap.parse_args()
     torch.set_num_threads(int(os.environ.get("TRAIN_THREADS", "2")))
     with open(os.path.join(args.model, "training.json")) as f:
@@ -84,7 +87,7 @@ def main():
     else:
         weight_only_int8(fp32, dest)
         if args.arith != "float":
-            int8_arith(dest, "asym" if args.arith == "int8-rows-asym" else "sym")
+            int8_arith(dest, {"int8-rows-asym": "asym", "int8-rows7": "sym7"}.get(args.arith, "sym"))
     write_tokenizer(tok, args.out, max_len)
     cfg = model.config.to_dict()
     cfg["id2label"] = {str(k): v for k, v in model.config.id2label.items()}

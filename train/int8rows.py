@@ -18,7 +18,11 @@ logits do not depend on the other pairs of its batch or on their padding.
 (ONNX Runtime's quantize_dynamic uses DynamicQuantizeLinear, one scale for
 the whole batch tensor: the logits move with the batch.) scheme "s8" keeps
 the activation int8 (MatMulInteger s8 x s8) instead: 5.6x slower on ONNX
-Runtime 1.30's x86 kernels. Scheme "asym" takes each row's minimum and maximum
+Runtime 1.30's x86 kernels. Scheme "sym7" (what export.py ships) scales to
+-63..63 and shifts by 64: two products then sum within int16, so x86 CPUs
+without VNNI, whose kernel (VPMADDUBSW) adds product pairs in 16 bits with
+saturation, compute the same exact int32 results as VNNI and AMX; 8-bit
+"sym" can saturate there. Scheme "asym" takes each row's minimum and maximum
 (closer to float32, more operators).
 
 The pooler's and the classifier's Gemm become an elementwise product summed
@@ -51,7 +55,7 @@ def rewrite(model, scheme="sym", skip=()):
     """The model with each int8-weight MatMul on integer arithmetic (except
     the kinds in skip, which keep float32); returns how many MatMuls were
     rewritten. scheme: "sym" (symmetric per-row scale, uint8 shifted by a
-    constant zero point), "asym" (per-row minimum and maximum, a per-row
+    constant zero point), "sym7" (the same on 7 bits: no 16-bit saturation), "asym" (per-row minimum and maximum, a per-row
     zero point subtracted exactly in int32 through the weight's column
     sums), "s8" (symmetric, int8 x int8)."""
     from onnx import TensorProto, helper, numpy_helper
@@ -59,13 +63,18 @@ def rewrite(model, scheme="sym", skip=()):
     g = model.graph
     inits = {i.name: i for i in g.initializer}
     deq = {n.output[0]: n for n in g.node if n.op_type == "DequantizeLinear" and n.input[0] in inits}
+    # sym7: activations on 7 bits (-63..63, shifted by 64 into 1..127), so that
+    # two products of a uint8 activation and an int8 weight sum within int16
+    # (2 x 127 x 127 = 32,258): x86 CPUs without VNNI add them pairwise in 16
+    # bits with saturation (VPMADDUBSW); with 8-bit activations they overflow.
+    q = 63 if scheme == "sym7" else 127
     consts = [
         numpy_helper.from_array(np.array(1e-30, np.float32), "int8rows_tiny"),
-        numpy_helper.from_array(np.array(1.0 / 127.0, np.float32), "int8rows_inv127"),
-        numpy_helper.from_array(np.array(-127.0, np.float32), "int8rows_lo"),
-        numpy_helper.from_array(np.array(127.0, np.float32), "int8rows_hi"),
-        numpy_helper.from_array(np.array(128.0, np.float32), "int8rows_shift"),
-        numpy_helper.from_array(np.array(128, np.uint8), "int8rows_zero"),
+        numpy_helper.from_array(np.array(1.0 / q, np.float32), "int8rows_inv127"),
+        numpy_helper.from_array(np.array(-float(q), np.float32), "int8rows_lo"),
+        numpy_helper.from_array(np.array(float(q), np.float32), "int8rows_hi"),
+        numpy_helper.from_array(np.array(float(q + 1), np.float32), "int8rows_shift"),
+        numpy_helper.from_array(np.array(q + 1, np.uint8), "int8rows_zero"),
         numpy_helper.from_array(np.array(0.0, np.float32), "int8rows_zero_f"),
         numpy_helper.from_array(np.array(255.0, np.float32), "int8rows_255"),
         numpy_helper.from_array(np.array(1.0 / 255.0, np.float32), "int8rows_inv255"),
@@ -213,7 +222,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("src")
     ap.add_argument("dst")
-    ap.add_argument("--scheme", choices=["sym", "asym", "s8"], default="sym")
+    ap.add_argument("--scheme", choices=["sym", "sym7", "asym", "s8"], default="sym")
     ap.add_argument("--skip", default="", help="comma-separated kinds that keep float32: " + ", ".join(KINDS))
     a = ap.parse_args()
     m = onnx.load(a.src)
