@@ -202,25 +202,38 @@ def cmd_select(args):
     print(text)
 
 
-def cmd_apply(args):
-    """The model with the fitted biases added to its classifier's bias."""
+def save_changed(src, out, change, key, value):
+    """The Hugging Face model of src with change(model) applied (under
+    no_grad), written to out with its tokenizer and src's training.json,
+    which gains key: value (what was changed and on what it was fitted)."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    tok = AutoTokenizer.from_pretrained(src)
+    model = AutoModelForSequenceClassification.from_pretrained(src)
+    with torch.no_grad():
+        change(model)
+    os.makedirs(out, exist_ok=True)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    with open(os.path.join(src, "training.json")) as f:
+        training = json.load(f)
+    training[key] = value
+    with open(os.path.join(out, "training.json"), "w") as f:
+        json.dump(training, f, indent=1, sort_keys=True)
+
+
+def cmd_apply(args):
+    """The model with the fitted biases added to its classifier's bias."""
+    import torch
+
     with open(args.biases) as f:
         fit = json.load(f)
-    tok = AutoTokenizer.from_pretrained(args.model)
-    model = AutoModelForSequenceClassification.from_pretrained(args.model)
-    with torch.no_grad():
+
+    def change(model):
         model.classifier.bias += torch.tensor(fit["bias"], dtype=model.classifier.bias.dtype)
-    os.makedirs(args.out, exist_ok=True)
-    model.save_pretrained(args.out)
-    tok.save_pretrained(args.out)
-    with open(os.path.join(args.model, "training.json")) as f:
-        training = json.load(f)
-    training["decision_biases"] = {"bias": fit["bias"], "labels": fit["labels"], "fitted_on": fit["sets"]}
-    with open(os.path.join(args.out, "training.json"), "w") as f:
-        json.dump(training, f, indent=1, sort_keys=True)
+
+    save_changed(args.model, args.out, change, "decision_biases", {"bias": fit["bias"], "labels": fit["labels"], "fitted_on": fit["sets"]})
     print(f"wrote {args.out}: classifier bias + {fit['bias']}", file=sys.stderr)
 
 

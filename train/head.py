@@ -77,7 +77,8 @@ def load(scores_path, features_path):
             sets[r["set"]][1].append(feats[at : at + m])
             at += m
     if at != len(feats):
-        sys.exit(f"head.py: {features_path} has {len(feats)} rows, {scores_path} {at} passages")
+        print(f"head.py: {features_path}: {len(feats)} rows, but {scores_path} lists {at} passages (not the same score run)", file=sys.stderr)
+        sys.exit(2)
     return {name: SetData(name, rs, fs) for name, (rs, fs) in sets.items()}
 
 
@@ -225,26 +226,19 @@ def cmd_loo(args):
 
 def cmd_apply(args):
     """The HF model with the refitted head written into it."""
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    import decide as dl
 
     with open(args.fit) as f:
         fit_ = json.load(f)
-    tok = AutoTokenizer.from_pretrained(args.model)
-    model = AutoModelForSequenceClassification.from_pretrained(args.model)
-    w = fit_["weights"]
-    with torch.no_grad():
-        model.bert.pooler.dense.weight.copy_(torch.tensor(w["pooler_w"]))
-        model.bert.pooler.dense.bias.copy_(torch.tensor(w["pooler_b"]))
-        model.classifier.weight.copy_(torch.tensor(w["cls_w"]))
-        model.classifier.bias.copy_(torch.tensor(w["cls_b"]))
-    os.makedirs(args.out, exist_ok=True)
-    model.save_pretrained(args.out)
-    tok.save_pretrained(args.out)
-    with open(os.path.join(args.model, "training.json")) as f:
-        training = json.load(f)
-    training["head_refit"] = {k: fit_[k] for k in ("sets", "lambda", "tau", "steps", "train")}
-    with open(os.path.join(args.out, "training.json"), "w") as f:
-        json.dump(training, f, indent=1, sort_keys=True)
+    w = {k: torch.tensor(v) for k, v in fit_["weights"].items()}
+
+    def change(model):
+        model.bert.pooler.dense.weight.copy_(w["pooler_w"])
+        model.bert.pooler.dense.bias.copy_(w["pooler_b"])
+        model.classifier.weight.copy_(w["cls_w"])
+        model.classifier.bias.copy_(w["cls_b"])
+
+    dl.save_changed(args.model, args.out, change, "head_refit", {k: fit_[k] for k in ("sets", "lambda", "tau", "steps", "train")})
     print(f"wrote {args.out}: head refitted on {', '.join(fit_['sets'])} (lambda {fit_['lambda']:g})", file=sys.stderr)
 
 

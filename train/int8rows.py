@@ -68,6 +68,8 @@ def rewrite(model, scheme="sym", skip=()):
     # (2 x 127 x 127 = 32,258): x86 CPUs without VNNI add them pairwise in 16
     # bits with saturation (VPMADDUBSW); with 8-bit activations they overflow.
     q = 63 if scheme == "sym7" else 127
+    # (the constants keep their 8-bit names, "inv127" holding 1/q, so that the
+    # shipped graph's bytes stay what this code writes)
     consts = [
         numpy_helper.from_array(np.array(1e-30, np.float32), "int8rows_tiny"),
         numpy_helper.from_array(np.array(1.0 / q, np.float32), "int8rows_inv127"),
