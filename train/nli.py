@@ -426,22 +426,45 @@ def cmd_loo(args):
         print(f"leave out {held}: train on {len(train)} claims, test on {len(test)}", file=sys.stderr, flush=True)
         tok, model = fit(train, args)
         t1 = time.time()
-        logits = predict(tok, model, test, args.max_len)
-        row = evaluate(held, test, logits)
-        row["train_s"], row["predict_s"] = round(t1 - t0, 1), round(time.time() - t1, 1)
-        rows.append(row)
-        print(json.dumps(nulls(row)), file=sys.stderr, flush=True)
-        with open(os.path.join(args.out, f"row-{held}.json"), "w") as f:
-            json.dump(nulls(row), f)
-        with open(os.path.join(args.out, f"logits-{held}.jsonl"), "w") as f:
-            for r, z in zip(test, logits):
-                f.write(json.dumps({"claim_id": r["claim_id"], "label": r["label"], "logits": [round(float(v), 6) for v in z]}) + "\n")
+        tuned = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        start = interpolation_start(args) if args.wise else None
+        for alpha in args.wise or [1.0]:
+            suffix = "" if alpha == 1.0 else f"-wise{alpha:g}"
+            if alpha != 1.0:
+                model.load_state_dict({k: (start[k] + alpha * (v - start[k]) if v.is_floating_point() else v) for k, v in tuned.items()})
+            t2 = time.time()
+            logits = predict(tok, model, test, args.max_len)
+            row = evaluate(held + suffix, test, logits)
+            row["train_s"], row["predict_s"], row["wise_alpha"] = round(t1 - t0, 1), round(time.time() - t2, 1), alpha
+            rows.append(row)
+            print(json.dumps(nulls(row)), file=sys.stderr, flush=True)
+            with open(os.path.join(args.out, f"row-{held}{suffix}.json"), "w") as f:
+                json.dump(nulls(row), f)
+            with open(os.path.join(args.out, f"logits-{held}{suffix}.jsonl"), "w") as f:
+                for r, z in zip(test, logits):
+                    f.write(json.dumps({"claim_id": r["claim_id"], "label": r["label"], "logits": [round(float(v), 6) for v in z]}) + "\n")
+        if args.save_models:
+            model.load_state_dict(tuned)
+            d = os.path.join(args.out, f"model-{held}")
+            model.save_pretrained(d)
+            tok.save_pretrained(d)
         with open(os.path.join(args.out, "rows.json"), "w") as f:
             json.dump({"options": vars(args), "rows": [nulls(r) for r in rows]}, f, indent=1)
     text = table(rows)
     with open(os.path.join(args.out, "table.md"), "w") as f:
         f.write(text)
     print(text)
+
+
+def interpolation_start(args):
+    """The weights stage (b) started from (--init), for weight-space
+    interpolation between them and the fine-tuned weights (WiSE-FT, Wortsman
+    et al. 2022: fine-tuning on one distribution costs robustness on others;
+    the mixture keeps much of both)."""
+    if not args.init:
+        raise SystemExit("--wise needs --init: the interpolation runs between --init's weights and the fine-tuned ones")
+    m = AutoModelForSequenceClassification.from_pretrained(args.init, num_labels=args.heads)
+    return {k: v.detach().clone() for k, v in m.state_dict().items()}
 
 
 def cmd_table(args):
@@ -498,6 +521,9 @@ def main():
         if name == "loo":
             p.add_argument("--sets", default="", help="comma-separated sets to leave out in turn (default: every set of --pairs); training uses every other set of --pairs")
             p.add_argument("--test-per-set", type=int, default=0, help="claims drawn from the held-out set (0: all)")
+            p.add_argument("--wise", type=lambda v: [float(x) for x in v.split(",")], default=None,
+                           help="comma-separated weights alpha: also score (1-alpha)*init + alpha*fine-tuned (1: the fine-tuned model alone)")
+            p.add_argument("--save-models", action="store_true", help="keep each fold's fine-tuned model under OUT/model-<set>")
     p = sub.add_parser("table")
     p.add_argument("--out", required=True, help="the folder of loo's row-<set>.json files")
     p.add_argument("--sets", required=True, help="comma-separated held-out sets, in table order")

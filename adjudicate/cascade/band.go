@@ -23,6 +23,11 @@ type Band struct {
 	// Passages is the m the band was fitted at: the second verifier reads
 	// a claim's first m passages (0: all).
 	Passages int `json:"passages"`
+	// Exit, when above 0, is the evidence (the larger of p(supported) and
+	// p(unsupported)) at which the second verifier's verdict on a claim's
+	// first passage decides the claim without its other passages being
+	// read (the cascade's default --cascade-exit); 0: every passage read.
+	Exit float64 `json:"exit"`
 	// Tolerance is the most balanced accuracy the cascade was allowed to
 	// lose against the second verifier alone on the fit's sets.
 	Tolerance float64 `json:"tolerance"`
@@ -36,7 +41,10 @@ type Band struct {
 	// SentFraction is the fraction of the fit's claims the band sends to
 	// the second verifier; BalancedAccuracy the cascade's and
 	// SecondBalancedAccuracy the second verifier's alone (mean over Sets).
-	SentFraction           float64 `json:"sent_fraction"`
+	SentFraction float64 `json:"sent_fraction"`
+	// PairFraction is the fraction of the (claim, passage) pairs the second
+	// verifier alone would score that the cascade sends it (mean over Sets).
+	PairFraction           float64 `json:"pair_fraction"`
 	BalancedAccuracy       float64 `json:"balanced_accuracy"`
 	SecondBalancedAccuracy float64 `json:"second_balanced_accuracy"`
 }
@@ -57,6 +65,8 @@ func (b Band) Check() error {
 		return errors.New("low and high must be finite numbers")
 	case b.Passages < 0:
 		return fmt.Errorf("passages %d is negative", b.Passages)
+	case math.IsNaN(b.Exit) || b.Exit < 0 || b.Exit > 1:
+		return fmt.Errorf("exit %g: want a probability in [0, 1] (0: every passage read)", b.Exit)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -17,12 +18,18 @@ import (
 const BandFile = "cascade.json"
 
 // Verifier is the cascade: First decides the claims outside the band,
-// Second the rest (each reading at most Passages passages; 0: all).
+// Second the rest (each reading at most Passages passages; 0: all). With
+// Exit > 0 the second verifier reads a claim's first passage alone, and
+// the rest only when its evidence there is weaker than Exit (the larger of
+// p(supported) and p(unsupported)): a claim's verdict is the strongest
+// passage's of those read, as when every passage is read, unless the
+// first passage already decided it.
 type Verifier struct {
 	First, Second         adjudicate.Verifier
 	FirstName, SecondName string
 	Band                  Band
 	Passages              int
+	Exit                  float64
 }
 
 // Backend is the "cascade" entry of the verifier list. Its verifiers are
@@ -36,8 +43,9 @@ func Backend() adjudicate.Backend {
 			bandPath := fs.String("cascade-band", "", "cascade: band file from 'audit cascade fit' (default: cascade.json in --model's folder); 'all' sends every claim, 'none' none")
 			fs.String("model", "", "cascade: its cascade.json is the default --cascade-band")
 			passages := fs.Int("cascade-passages", -1, "cascade: passages per claim the second backend reads, best first (0: all; -1: the band file's)")
+			exit := fs.Float64("cascade-exit", -1, "cascade: the second backend reads a claim's first passage alone and stops there when its p(supported) or p(unsupported) is at least this (0: every passage read; -1: the band file's)")
 			return func(env adjudicate.Env) (adjudicate.Verifier, error) {
-				return build(env, *to, *bandPath, *passages, fs)
+				return build(env, *to, *bandPath, *passages, *exit, fs)
 			}
 		},
 		Uses: func(fs *flag.FlagSet) []string {
@@ -46,7 +54,7 @@ func Backend() adjudicate.Backend {
 	}
 }
 
-func build(env adjudicate.Env, to, bandPath string, passages int, fs *flag.FlagSet) (adjudicate.Verifier, error) {
+func build(env adjudicate.Env, to, bandPath string, passages int, exit float64, fs *flag.FlagSet) (adjudicate.Verifier, error) {
 	if to == "cascade" || to == "lexical" {
 		return nil, fmt.Errorf("cascade: --cascade-to %s: name the backend of the model (onnx, triton, tei, openai)", to)
 	}
@@ -63,6 +71,12 @@ func build(env adjudicate.Env, to, bandPath string, passages int, fs *flag.FlagS
 	if passages == -1 {
 		passages = band.Passages
 	}
+	if exit == -1 {
+		exit = band.Exit
+	}
+	if math.IsNaN(exit) || exit < 0 || exit > 1 {
+		return nil, fmt.Errorf("cascade: --cascade-exit %g: want a probability in [0, 1] (0: every passage read), or -1 (the band file's)", exit)
+	}
 	first, err := env.Verifier("lexical")
 	if err != nil {
 		return nil, err
@@ -72,7 +86,7 @@ func build(env adjudicate.Env, to, bandPath string, passages int, fs *flag.FlagS
 		closeIf(first)
 		return nil, err
 	}
-	return &Verifier{First: first, Second: second, FirstName: "lexical", SecondName: to, Band: band, Passages: passages}, nil
+	return &Verifier{First: first, Second: second, FirstName: "lexical", SecondName: to, Band: band, Passages: passages, Exit: exit}, nil
 }
 
 // bandOf reads the band file named, or the model folder's.
@@ -109,9 +123,14 @@ func (v *Verifier) Close() error {
 	return errors.Join(errs...)
 }
 
-// Version keys the verdict cache: both verifiers, the band and m.
+// Version keys the verdict cache: both verifiers, the band, m and the
+// exit.
 func (v *Verifier) Version() string {
-	return fmt.Sprintf("cascade/%s+%s/band=%g,%g/m=%d", versionOf(v.First, v.FirstName), versionOf(v.Second, v.SecondName), v.Band.Low, v.Band.High, v.Passages)
+	s := fmt.Sprintf("cascade/%s+%s/band=%g,%g/m=%d", versionOf(v.First, v.FirstName), versionOf(v.Second, v.SecondName), v.Band.Low, v.Band.High, v.Passages)
+	if v.Exit > 0 {
+		s += fmt.Sprintf("/exit=%g", v.Exit)
+	}
+	return s
 }
 
 func versionOf(x adjudicate.Verifier, name string) string {
@@ -163,17 +182,17 @@ func (v *Verifier) Prepare(ctx context.Context, batch []adjudicate.Pair) func(co
 	if len(sub) == 0 {
 		return func(context.Context) ([]adjudicate.Verdict, error) { return first, nil }
 	}
-	call := func(ctx context.Context) ([]adjudicate.Verdict, error) { return v.Second.Verify(ctx, sub) }
-	if p, ok := v.Second.(adjudicate.Preparer); ok {
-		call = p.Prepare(ctx, sub)
-	}
+	call := v.prepareSecond(ctx, v.firstPassages(sub))
 	return func(ctx context.Context) ([]adjudicate.Verdict, error) {
 		second, err := call(ctx)
+		if err == nil && len(second) != len(sub) {
+			err = fmt.Errorf("cascade: %s gave %d verdicts for %d claims", v.SecondName, len(second), len(sub))
+		}
+		if err == nil && v.Exit > 0 {
+			err = v.readTheRest(ctx, sub, second)
+		}
 		if err != nil {
 			return nil, err
-		}
-		if len(second) != len(sub) {
-			return nil, fmt.Errorf("cascade: %s gave %d verdicts for %d claims", v.SecondName, len(second), len(sub))
 		}
 		out := make([]adjudicate.Verdict, len(first))
 		copy(out, first)
@@ -183,6 +202,97 @@ func (v *Verifier) Prepare(ctx context.Context, batch []adjudicate.Pair) func(co
 		}
 		return out, nil
 	}
+}
+
+// prepareSecond is the second verifier's call on pairs, prepared ahead
+// when it can be.
+func (v *Verifier) prepareSecond(ctx context.Context, pairs []adjudicate.Pair) func(context.Context) ([]adjudicate.Verdict, error) {
+	if p, ok := v.Second.(adjudicate.Preparer); ok {
+		return p.Prepare(ctx, pairs)
+	}
+	return func(ctx context.Context) ([]adjudicate.Verdict, error) { return v.Second.Verify(ctx, pairs) }
+}
+
+// firstPassages is the first round of the second verifier with an exit:
+// each claim with its first passage only (a claim with none as it is).
+// Without an exit, the claims as they are.
+func (v *Verifier) firstPassages(sub []adjudicate.Pair) []adjudicate.Pair {
+	if v.Exit <= 0 {
+		return sub
+	}
+	out := make([]adjudicate.Pair, len(sub))
+	for i, p := range sub {
+		if len(p.Passages) > 1 {
+			p.Passages = p.Passages[:1]
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// readTheRest is the second round: the claims whose first passage's
+// evidence is weaker than Exit are scored on their other passages, and
+// each keeps the stronger verdict of the two rounds (the first round's on
+// a tie, as when the passages are read together: the first passage wins
+// ties). round1 is updated in place.
+func (v *Verifier) readTheRest(ctx context.Context, sub []adjudicate.Pair, round1 []adjudicate.Verdict) error {
+	var again []int
+	var rest []adjudicate.Pair
+	for j, p := range sub {
+		if len(p.Passages) < 2 || round1[j].Err != nil {
+			continue
+		}
+		if s := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(round1[j].Logits)); s >= v.Exit {
+			round1[j].Rationale += fmt.Sprintf("; decided on the first of %d passages (evidence %.2f ≥ exit %.2f)", len(p.Passages), s, v.Exit)
+			continue
+		}
+		p.Passages = p.Passages[1:]
+		again = append(again, j)
+		rest = append(rest, p)
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	round2, err := v.Second.Verify(ctx, rest)
+	if err != nil {
+		return err
+	}
+	if len(round2) != len(rest) {
+		return fmt.Errorf("cascade: %s gave %d verdicts for %d claims", v.SecondName, len(round2), len(rest))
+	}
+	for k, j := range again {
+		round1[j] = merge(round1[j], round2[k], len(sub[j].Passages))
+	}
+	return nil
+}
+
+// merge joins a claim's verdict on its first passage (a) and on the others
+// (b, whose passage indices start at the second): the stronger decides.
+func merge(a, b adjudicate.Verdict, n int) adjudicate.Verdict {
+	if b.Err != nil {
+		return adjudicate.Verdict{Passage: -1, Err: fmt.Errorf("passages 2 to %d: %w", n, b.Err)}
+	}
+	sa := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(a.Logits))
+	sb := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(b.Logits))
+	out := a
+	if sb > sa {
+		out = b
+		if out.Passage >= 0 {
+			out.Passage++
+		}
+	}
+	out.Rationale += fmt.Sprintf("; passages 2 to %d read (the first's evidence %.2f was below the exit)", n, sa)
+	out.Usage = adjudicate.Usage{
+		PromptTokens:     a.Usage.PromptTokens + b.Usage.PromptTokens,
+		CompletionTokens: a.Usage.CompletionTokens + b.Usage.CompletionTokens,
+		Calls:            a.Usage.Calls + b.Usage.Calls,
+		Retries:          a.Usage.Retries + b.Usage.Retries,
+	}
+	out.PassageLogits = nil
+	if a.PassageLogits != nil && b.PassageLogits != nil {
+		out.PassageLogits = append(append([][3]float64{}, a.PassageLogits...), b.PassageLogits...)
+	}
+	return out
 }
 
 // truncate keeps a claim's first Passages passages for the second verifier.

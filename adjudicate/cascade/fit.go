@@ -9,11 +9,28 @@ import (
 
 // Claim is one labelled claim as the fit sees it: its gold label (true:
 // supported), the first verifier's p(supported) and both verifiers' labels
-// (true: supported; the argmax of their raw logits).
+// (true: supported; the argmax of their raw logits). Passages is how many
+// passages the second verifier read (pairs it scored: at least 1). With
+// HasOne, the second verifier was also run on the claim's first passage
+// alone: OneEvidence is the larger of its p(supported) and p(unsupported)
+// there, OneSays its label (what an exit at or below OneEvidence decides).
 type Claim struct {
 	Gold                  bool
 	FirstP                float64
 	FirstSays, SecondSays bool
+	Passages              int
+	HasOne, OneSays       bool
+	OneEvidence           float64
+}
+
+// secondSays is the second verifier's label under exit, and the pairs it
+// scored for the claim.
+func (x Claim) secondSays(exit float64) (bool, int) {
+	n := max(1, x.Passages)
+	if exit > 0 && x.HasOne && n > 1 && x.OneEvidence >= exit {
+		return x.OneSays, 1
+	}
+	return x.SecondSays, n
 }
 
 // Set is one labelled set's claims.
@@ -24,35 +41,55 @@ type Set struct {
 
 // Figures are a band's results on one set: the binary balanced accuracy
 // of the first verifier, the second alone and the cascade (NaN when the set
-// has one binary gold class only), and the fraction of claims sent to the
-// second verifier.
+// has one binary gold class only), the fraction of claims sent to the
+// second verifier, and the fraction of the pairs the second verifier alone
+// would score that it scores in the cascade (less than Sent with an exit).
 type Figures struct {
 	Set                    string
 	N                      int
 	First, Second, Cascade float64
-	Sent                   float64
+	Sent, Pairs            float64
 }
 
 // Evaluate gives b's figures on s.
 func Evaluate(b Band, s Set) Figures {
 	var c [3][2][2]int // verifier (first, second, cascade) × gold × said
-	sent := 0
+	sent, pairs, all := 0, 0, 0
 	for _, x := range s.Claims {
 		g := idx(x.Gold)
 		c[0][g][idx(x.FirstSays)]++
 		c[1][g][idx(x.SecondSays)]++
+		all += max(1, x.Passages)
 		says := x.FirstSays
 		if b.Sends(x.FirstP) {
-			says = x.SecondSays
+			var n int
+			says, n = x.secondSays(b.Exit)
 			sent++
+			pairs += n
 		}
 		c[2][g][idx(says)]++
 	}
-	f := Figures{Set: s.Name, N: len(s.Claims), First: ba(c[0]), Second: ba(c[1]), Cascade: ba(c[2]), Sent: math.NaN()}
+	f := Figures{Set: s.Name, N: len(s.Claims), First: ba(c[0]), Second: ba(c[1]), Cascade: ba(c[2]), Sent: math.NaN(), Pairs: math.NaN()}
 	if f.N > 0 {
 		f.Sent = float64(sent) / float64(f.N)
+		f.Pairs = float64(pairs) / float64(all)
 	}
 	return f
+}
+
+// Exits are the exits Fit tries when the sets have first-passage runs:
+// none, then evidence thresholds from the strictest down.
+var Exits = []float64{0, 0.99, 0.98, 0.97, 0.95, 0.93, 0.9, 0.85, 0.8, 0.75, 0.7, 0.6}
+
+func haveOne(sets []Set) bool {
+	for _, s := range sets {
+		for _, x := range s.Claims {
+			if !x.HasOne {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func idx(b bool) int {
@@ -81,23 +118,50 @@ func ba(c [2][2]int) float64 {
 // first verifier's p(supported) over the fit's claims.
 const maxCandidates = 200
 
-// Fit chooses the band that sends the smallest mean fraction of each set's
-// claims to the second verifier while the cascade's balanced accuracy
-// stays at least the second verifier's alone minus tol on every set that
-// has one (ties: the first found, in order of Low then High — a
-// deterministic choice). The band sending every claim always qualifies.
+// Fit chooses the band (and, when every claim has a first-passage run,
+// the exit) that sends the smallest mean fraction of each set's pairs to
+// the second verifier while the cascade's balanced accuracy stays at least
+// the second verifier's alone (every passage read) minus tol on every set
+// that has one (ties: the first found, in order of Exits, then Low, then
+// High — a deterministic choice). The band sending every claim with no
+// exit always qualifies.
 func Fit(sets []Set, tol float64) (Band, error) {
+	return fit(sets, tol, false)
+}
+
+// FitExit is Fit with the band fixed to Everything: every claim goes to
+// the second verifier and only the exit is chosen (none without
+// first-passage runs).
+func FitExit(sets []Set, tol float64) (Band, error) {
+	return fit(sets, tol, true)
+}
+
+func fit(sets []Set, tol float64, exitOnly bool) (Band, error) {
 	if len(sets) == 0 {
 		return Band{}, errors.New("cascade fit: no labelled sets")
 	}
 	cands := candidates(sets)
-	best, bestSent := Everything, math.Inf(1)
-	for i, lo := range cands {
-		for _, hi := range cands[i:] {
-			b := Band{Version: BandVersion, Low: lo, High: hi}
-			sent, ok := meanSent(b, sets, tol, bestSent)
-			if ok && sent < bestSent {
-				best, bestSent = b, sent
+	exits := []float64{0}
+	if haveOne(sets) {
+		exits = Exits
+	}
+	best, bestPairs := Everything, math.Inf(1)
+	for _, exit := range exits {
+		if exitOnly {
+			b := Everything
+			b.Exit = exit
+			if pairs, ok := meanPairs(b, sets, tol, bestPairs); ok && pairs < bestPairs {
+				best, bestPairs = b, pairs
+			}
+			continue
+		}
+		for i, lo := range cands {
+			for _, hi := range cands[i:] {
+				b := Band{Version: BandVersion, Low: lo, High: hi, Exit: exit}
+				pairs, ok := meanPairs(b, sets, tol, bestPairs)
+				if ok && pairs < bestPairs {
+					best, bestPairs = b, pairs
+				}
 			}
 		}
 	}
@@ -105,14 +169,15 @@ func Fit(sets []Set, tol float64) (Band, error) {
 	for _, s := range sets {
 		best.Sets = append(best.Sets, s.Name)
 	}
-	var m [3]float64
+	var m [4]float64
 	for _, s := range sets {
 		f := Evaluate(best, s)
 		m[0] += f.Sent / float64(len(sets))
 		m[1] += nan0(f.Cascade)
 		m[2] += nan0(f.Second)
+		m[3] += f.Pairs / float64(len(sets))
 	}
-	best.SentFraction = m[0]
+	best.SentFraction, best.PairFraction = m[0], m[3]
 	if n := float64(definedSets(sets)); n > 0 {
 		best.BalancedAccuracy, best.SecondBalancedAccuracy = m[1]/n, m[2]/n
 	}
@@ -136,21 +201,22 @@ func definedSets(sets []Set) int {
 	return n
 }
 
-// meanSent is b's mean sent fraction over sets, and whether it keeps the
-// accuracy on every set; it stops early once the fraction passes limit.
-func meanSent(b Band, sets []Set, tol, limit float64) (float64, bool) {
-	sent := 0.0
+// meanPairs is b's mean fraction of pairs sent over sets, and whether it
+// keeps the accuracy on every set; it stops early once the fraction
+// passes limit.
+func meanPairs(b Band, sets []Set, tol, limit float64) (float64, bool) {
+	pairs := 0.0
 	for _, s := range sets {
 		f := Evaluate(b, s)
 		if !math.IsNaN(f.Second) && !(f.Cascade >= f.Second-tol) {
 			return 0, false
 		}
-		sent += f.Sent / float64(len(sets))
-		if sent > limit {
-			return sent, false
+		pairs += f.Pairs / float64(len(sets))
+		if pairs > limit {
+			return pairs, false
 		}
 	}
-	return sent, true
+	return pairs, true
 }
 
 // candidates are the thresholds tried: -1 and 2 (bands open on one side,
@@ -175,9 +241,9 @@ func candidates(sets []Set) []float64 {
 	return append(out, 2)
 }
 
-// LeaveOneOut fits a band on every set but one and evaluates it on the one
-// left out, for each set in turn.
-func LeaveOneOut(sets []Set, tol float64) ([]Figures, []Band, error) {
+// LeaveOneOut fits a band with fit (Fit or FitExit) on every set but one
+// and evaluates it on the one left out, for each set in turn.
+func LeaveOneOut(sets []Set, tol float64, fit func([]Set, float64) (Band, error)) ([]Figures, []Band, error) {
 	if len(sets) < 2 {
 		return nil, nil, fmt.Errorf("cascade fit: leave one set out needs two sets or more, got %d", len(sets))
 	}
@@ -185,7 +251,7 @@ func LeaveOneOut(sets []Set, tol float64) ([]Figures, []Band, error) {
 	var bands []Band
 	for i, s := range sets {
 		rest := append(append([]Set{}, sets[:i]...), sets[i+1:]...)
-		b, err := Fit(rest, tol)
+		b, err := fit(rest, tol)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -64,7 +64,7 @@ func TestFitToleranceTradesAccuracyForClaims(t *testing.T) {
 // set whose first-verifier mistakes lie elsewhere loses accuracy there.
 func TestLeaveOneOutNeverSeesTheHeldOutSet(t *testing.T) {
 	sets := []Set{synthetic("a", 300, 0.3, 0.6), synthetic("b", 300, 0.3, 0.6), synthetic("odd", 300, 0.7, 0.9)}
-	figs, bands, err := LeaveOneOut(sets, 0)
+	figs, bands, err := LeaveOneOut(sets, 0, Fit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestLeaveOneOutNeverSeesTheHeldOutSet(t *testing.T) {
 	if bands[2].High > 0.65 {
 		t.Errorf("band fitted without odd reaches %.3f: it saw the held-out set", bands[2].High)
 	}
-	if _, _, err := LeaveOneOut(sets[:1], 0); err == nil {
+	if _, _, err := LeaveOneOut(sets[:1], 0, Fit); err == nil {
 		t.Error("leave one out over one set: want an error")
 	}
 }
@@ -91,5 +91,80 @@ func TestUndefinedFiguresAreNaN(t *testing.T) {
 	empty := Evaluate(Everything, Set{Name: "empty"})
 	if !math.IsNaN(empty.Second) || !math.IsNaN(empty.Sent) {
 		t.Errorf("empty set: %+v, want NaN figures", empty)
+	}
+}
+
+// withFirstPassage gives every claim of s a first-passage run: its label
+// there is the full read's (right) with evidence 0.95 on every claim with
+// index divisible by three, wrong with evidence 0.85 on the others; each
+// claim has 5 passages.
+func withFirstPassage(s Set) Set {
+	for i := range s.Claims {
+		x := &s.Claims[i]
+		x.Passages, x.HasOne = 5, true
+		x.OneSays, x.OneEvidence = x.SecondSays, 0.95
+		if i%3 != 0 {
+			x.OneSays, x.OneEvidence = !x.SecondSays, 0.85
+		}
+	}
+	return s
+}
+
+// With first-passage runs the fit picks the loosest exit that costs no
+// accuracy (0.9: it stops only where the first passage is right) and
+// counts the pairs it saves; without them it never exits.
+func TestFitChoosesTheExitThatKeepsAccuracy(t *testing.T) {
+	sets := []Set{withFirstPassage(synthetic("a", 300, 0.3, 0.6)), withFirstPassage(synthetic("b", 300, 0.3, 0.6))}
+	b, err := Fit(sets, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Exit <= 0.85 || b.Exit > 0.95 {
+		t.Errorf("exit %.2f, want one in (0.85, 0.95]: stopping at 0.85 is wrong, below 0.95 saves pairs", b.Exit)
+	}
+	for _, s := range sets {
+		f := Evaluate(b, s)
+		if f.Cascade != f.Second {
+			t.Errorf("%s: cascade %.4f, second %.4f: the exit lost accuracy", s.Name, f.Cascade, f.Second)
+		}
+		// a third of the sent claims stop after 1 pair of 5
+		if want := f.Sent * (1 - (1.0/3)*(4.0/5)); f.Pairs > want+0.01 || f.Pairs < want-0.01 {
+			t.Errorf("%s: pairs %.3f with %.3f of the claims sent, want about %.3f", s.Name, f.Pairs, f.Sent, want)
+		}
+	}
+	plain, _ := Fit([]Set{synthetic("a", 300, 0.3, 0.6), synthetic("b", 300, 0.3, 0.6)}, 0)
+	if plain.Exit != 0 || plain.PairFraction != plain.SentFraction {
+		t.Errorf("without first-passage runs: exit %.2f, pairs %.3f, sent %.3f; want no exit and pairs = sent", plain.Exit, plain.PairFraction, plain.SentFraction)
+	}
+}
+
+func TestBandExitMustBeAProbability(t *testing.T) {
+	for _, exit := range []float64{-0.1, 1.5, math.NaN()} {
+		if err := (Band{Version: BandVersion, Exit: exit}).Check(); err == nil {
+			t.Errorf("exit %g: want an error", exit)
+		}
+	}
+	if err := (Band{Version: BandVersion, Exit: 0.9}).Check(); err != nil {
+		t.Errorf("exit 0.9: %v", err)
+	}
+}
+
+// FitExit keeps every claim with the second verifier and fits only the
+// exit: on the same sets it finds the same exit as Fit, and the band sends
+// every claim.
+func TestFitExitSendsEveryClaim(t *testing.T) {
+	sets := []Set{withFirstPassage(synthetic("a", 300, 0.3, 0.6)), withFirstPassage(synthetic("b", 300, 0.3, 0.6))}
+	b, err := FitExit(sets, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Low != Everything.Low || b.High != Everything.High || b.SentFraction != 1 {
+		t.Errorf("band (%g, %g) sends %.3f: want every claim", b.Low, b.High, b.SentFraction)
+	}
+	if b.Exit <= 0.85 || b.Exit > 0.95 {
+		t.Errorf("exit %.2f, want one in (0.85, 0.95]", b.Exit)
+	}
+	if want := 1 - (1.0/3)*(4.0/5); math.Abs(b.PairFraction-want) > 0.01 {
+		t.Errorf("pairs %.3f, want about %.3f", b.PairFraction, want)
 	}
 }

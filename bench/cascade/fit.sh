@@ -2,8 +2,9 @@
 # make cascade-fit: the cascade's band for a model, from the real labelled sets. For each
 # set, the lexical verifier and the model (audit run --verifier onnx --k M, --rules none)
 # run over the same claims (SAMPLE > 0: about SAMPLE claims a set, chosen by a hash of the
-# claim id, for a model too slow to run on every claim); then audit cascade fit prints the
-# leave-one-set-out table and writes the band fitted on every set to OUT.
+# claim id, for a model too slow to run on every claim), and the model once more on each
+# claim's first passage alone (what the cascade's exit reads first); then audit cascade fit
+# prints the leave-one-set-out table and writes the band and exit fitted on every set to OUT.
 # CASCADE_ARGS (environment): more flags for the model's runs, e.g. --max-length 64.
 # Usage: bench/cascade/fit.sh AUDIT_BIN MODEL_DIR DATA_DIR WORK M SAMPLE OUT SET...
 set -euo pipefail
@@ -33,6 +34,8 @@ PY
   common=(--log-level warn --corpus "$d/corpus.jsonl" --spans "$d/spans.jsonl" --claims "$sub/claims.jsonl" --gold "$sub/gold_labels.jsonl" --rules none --index "$work/index-$s")
   "$bin" run "${common[@]}" --out "$work/lexical-$s" > /dev/null
   "$bin" run "${common[@]}" --k "$m" --out "$work/model-$s" --verifier onnx --model "$model" ${CASCADE_ARGS:-} > /dev/null
-  args+=(--set "$s=$work/lexical-$s,$work/model-$s")
+  "$bin" run "${common[@]}" --k "$m" --out "$work/one-$s" --verifier cascade --cascade-band all --cascade-passages 1 --cascade-exit 0 \
+    --model "$model" ${CASCADE_ARGS:-} > /dev/null
+  args+=(--set "$s=$work/lexical-$s,$work/model-$s,$work/one-$s")
 done
 "$bin" cascade fit "${args[@]}" --passages "$m" --out "$out"

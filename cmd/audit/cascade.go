@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -19,6 +20,7 @@ type cascadeFitCmd struct {
 	out      string
 	tol      float64
 	passages int
+	band     string
 }
 
 func newCascadeCmd(e *env) *cobra.Command {
@@ -36,7 +38,7 @@ func newCascadeCmd(e *env) *cobra.Command {
 func newCascadeFitCmd(e *env) *cobra.Command {
 	c := &cascadeFitCmd{e: e}
 	cmd := &cobra.Command{
-		Use: "fit --set NAME=FIRST,SECOND ... --out FILE",
+		Use: "fit --set NAME=FIRST,SECOND[,FIRSTPASSAGE] ... --out FILE",
 		Example: `  audit cascade fit --set covid=lex-covid,onnx-covid --set facts=lex-facts,onnx-facts \
     --set cites=lex-cites,onnx-cites --out models/my-model/cascade.json`,
 		Short: "Fit the cascade's band on labelled runs of its two verifiers, leaving one set out",
@@ -52,14 +54,23 @@ It prints the leave-one-set-out table (the band fitted on every set but one, mea
 the one left out: balanced accuracy of the lexical verifier, the model alone and the
 cascade, and the fraction of claims sent) and writes the band fitted on every set to
 --out, the file 'audit run --verifier cascade --cascade-band FILE' reads (cascade.json in
-the model's folder is the default band). Refit it for a new model with one command.`,
+the model's folder is the default band). Refit it for a new model with one command.
+
+With a third run folder, FIRSTPASSAGE (the model on each claim's first passage alone:
+audit run --verifier cascade --cascade-band all --cascade-passages 1 --cascade-exit 0 at
+the same --k), fit also chooses the exit: the evidence (p(supported) or p(unsupported))
+at which the model's verdict on a claim's first passage decides the claim without its
+other passages being read. The band and exit chosen are those that send the fewest of
+the model's pairs, at the same tolerance against the model reading every passage.
+--band all sends every claim to the model and fits the exit alone.`,
 		Args: cobra.NoArgs,
 		RunE: c.run,
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&c.sets, "set", nil, "a labelled set: NAME=FIRST,SECOND (run folders or records.parquet files of the lexical verifier and of the model); two or more")
+	f.StringArrayVar(&c.sets, "set", nil, "a labelled set: NAME=FIRST,SECOND[,FIRSTPASSAGE] (run folders or records.parquet files of the lexical verifier, of the model, and optionally of the model on the first passage alone); two or more")
 	f.StringVar(&c.out, "out", "", "band file to write (required)")
 	f.Float64Var(&c.tol, "tolerance", 0.005, "most balanced accuracy the cascade may lose against the model alone, on every set")
+	f.StringVar(&c.band, "band", "fit", "fit: fit the band on the lexical p(supported); all: send every claim to the model and fit only the exit (needs FIRSTPASSAGE runs to save anything)")
 	f.IntVar(&c.passages, "passages", 0, "passages per claim the model's runs read (their --k): recorded in the band as the cascade's default --cascade-passages (0: all)")
 	return cmd
 }
@@ -77,6 +88,9 @@ func (c *cascadeFitCmd) run(cmd *cobra.Command, _ []string) error {
 	if c.passages < 0 {
 		return usageErrorf("--passages must not be negative, got %d", c.passages)
 	}
+	if c.band != "fit" && c.band != "all" {
+		return usageErrorf("--band %q: want fit or all", c.band)
+	}
 	if len(c.sets) < 2 {
 		return usageErrorf("--set: leave one set out needs two sets or more, got %d", len(c.sets))
 	}
@@ -90,18 +104,26 @@ func (c *cascadeFitCmd) run(cmd *cobra.Command, _ []string) error {
 		sets = append(sets, s)
 		first, second = f, m
 	}
-	figs, _, err := cascade.LeaveOneOut(sets, c.tol)
+	fit := cascade.Fit
+	if c.band == "all" {
+		fit = cascade.FitExit
+	}
+	figs, bands, err := cascade.LeaveOneOut(sets, c.tol, fit)
 	if err != nil {
 		return err
 	}
-	band, err := cascade.Fit(sets, c.tol)
+	band, err := fit(sets, c.tol)
 	if err != nil {
 		return err
 	}
 	band.Passages, band.First, band.Second = c.passages, first, second
-	writeCascadeTable(c.e.stdout, figs)
-	fmt.Fprintf(c.e.stdout, "\nband on every set: p(supported) in (%.4f, %.4f) goes to the model; %.3f of the claims sent; balanced accuracy %.3f (model alone %.3f)\n",
-		band.Low, band.High, band.SentFraction, band.BalancedAccuracy, band.SecondBalancedAccuracy)
+	writeCascadeTable(c.e.stdout, figs, bands)
+	where := fmt.Sprintf("p(supported) in (%.4f, %.4f) goes to the model", band.Low, band.High)
+	if band.Low < 0 && band.High > 1 {
+		where = "every claim goes to the model"
+	}
+	fmt.Fprintf(c.e.stdout, "\nband on every set: %s%s; %.3f of the claims and %.3f of the model's pairs sent; balanced accuracy %.3f (model alone %.3f)\n",
+		where, exitText(band.Exit), band.SentFraction, band.PairFraction, band.BalancedAccuracy, band.SecondBalancedAccuracy)
 	if err := cascade.WriteBand(c.out, band); err != nil {
 		return err
 	}
@@ -109,42 +131,67 @@ func (c *cascadeFitCmd) run(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-// readCascadeSet reads NAME=FIRST,SECOND: the claims both runs scored
-// that have gold, joined by claim id.
+// readCascadeSet reads NAME=FIRST,SECOND[,FIRSTPASSAGE]: the claims the
+// runs all scored that have gold, joined by claim id.
 func readCascadeSet(arg string) (cascade.Set, string, string, error) {
 	name, dirs, ok := strings.Cut(arg, "=")
-	a, b, ok2 := strings.Cut(dirs, ",")
-	if !ok || !ok2 || name == "" || a == "" || b == "" {
-		return cascade.Set{}, "", "", usageErrorf("--set %q: want NAME=FIRST,SECOND", arg)
+	parts := strings.Split(dirs, ",")
+	if !ok || name == "" || len(parts) < 2 || len(parts) > 3 || slices.Contains(parts, "") {
+		return cascade.Set{}, "", "", usageErrorf("--set %q: want NAME=FIRST,SECOND or NAME=FIRST,SECOND,FIRSTPASSAGE", arg)
 	}
-	ra, err := readRunRecords(a)
-	if err != nil {
-		return cascade.Set{}, "", "", err
-	}
-	rb, err := readRunRecords(b)
-	if err != nil {
-		return cascade.Set{}, "", "", err
-	}
-	byID := make(map[string]reports.Record, len(ra))
-	for _, r := range ra {
-		byID[r.ClaimID] = r
+	runs := make([]map[string]reports.Record, len(parts))
+	var ra, rb []reports.Record
+	for i, dir := range parts {
+		rs, err := readRunRecords(dir)
+		if err != nil {
+			return cascade.Set{}, "", "", err
+		}
+		switch i {
+		case 0:
+			ra = rs
+		case 1:
+			rb = rs
+		}
+		runs[i] = make(map[string]reports.Record, len(rs))
+		for _, r := range rs {
+			runs[i][r.ClaimID] = r
+		}
 	}
 	s := cascade.Set{Name: name}
 	for _, r := range rb {
-		l, ok := byID[r.ClaimID]
+		l, ok := runs[0][r.ClaimID]
 		zl, okl := logitsOf(l)
 		zm, okm := logitsOf(r)
 		if !ok || !okl || !okm || r.GoldLabel == nil {
 			continue
 		}
 		pl := adjudicate.Probabilities(zl)
-		s.Claims = append(s.Claims, cascade.Claim{Gold: *r.GoldLabel == "supported", FirstP: pl[adjudicate.Supported],
-			FirstSays: argmax(pl) == adjudicate.Supported, SecondSays: argmax(adjudicate.Probabilities(zm)) == adjudicate.Supported})
+		x := cascade.Claim{Gold: *r.GoldLabel == "supported", FirstP: pl[adjudicate.Supported],
+			FirstSays: argmax(pl) == adjudicate.Supported, SecondSays: argmax(adjudicate.Probabilities(zm)) == adjudicate.Supported,
+			Passages: max(1, len(r.Evidence))}
+		if len(parts) == 3 {
+			o, ok := runs[2][r.ClaimID]
+			zo, oko := logitsOf(o)
+			if !ok || !oko {
+				continue
+			}
+			po := adjudicate.Probabilities(zo)
+			x.HasOne, x.OneSays, x.OneEvidence = true, argmax(po) == adjudicate.Supported, adjudicate.EvidenceEitherWay(po)
+		}
+		s.Claims = append(s.Claims, x)
 	}
 	if len(s.Claims) == 0 {
-		return s, "", "", usageErrorf("--set %s: no labelled claim that both runs scored", name)
+		return s, "", "", usageErrorf("--set %s: no labelled claim that every run scored", name)
 	}
 	return s, ra[0].Verifier, rb[0].Verifier, nil
+}
+
+// exitText names an exit for the fit's summary line.
+func exitText(exit float64) string {
+	if exit <= 0 {
+		return ", every passage read"
+	}
+	return fmt.Sprintf(", which stops at the first passage when its evidence is at least %.2f", exit)
 }
 
 func logitsOf(r reports.Record) ([3]float64, bool) {
@@ -164,18 +211,27 @@ func argmax(p [3]float64) int {
 	return k
 }
 
-// writeCascadeTable prints the leave-one-set-out figures as Markdown.
-func writeCascadeTable(w io.Writer, figs []cascade.Figures) {
-	fmt.Fprintln(w, "| held-out set | n | lexical: bal. acc | model: bal. acc | cascade: bal. acc | cascade − model | sent to the model |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	var m [5]float64
-	for _, f := range figs {
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.3f |\n", f.Set, f.N, num(f.First), num(f.Second), num(f.Cascade), delta(f.Cascade-f.Second), f.Sent)
-		for i, x := range []float64{f.First, f.Second, f.Cascade, f.Cascade - f.Second, f.Sent} {
+// exitCell is a band's exit in the table.
+func exitCell(exit float64) string {
+	if exit <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", exit)
+}
+
+// writeCascadeTable prints the leave-one-set-out figures as Markdown: each
+// held-out set's with the band (and exit) fitted on the others.
+func writeCascadeTable(w io.Writer, figs []cascade.Figures, bands []cascade.Band) {
+	fmt.Fprintln(w, "| held-out set | n | lexical: bal. acc | model: bal. acc | cascade: bal. acc | cascade − model | claims sent to the model | model's pairs scored | exit |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	var m [6]float64
+	for i, f := range figs {
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.3f | %.3f | %s |\n", f.Set, f.N, num(f.First), num(f.Second), num(f.Cascade), delta(f.Cascade-f.Second), f.Sent, f.Pairs, exitCell(bands[i].Exit))
+		for i, x := range []float64{f.First, f.Second, f.Cascade, f.Cascade - f.Second, f.Sent, f.Pairs} {
 			m[i] += x / float64(len(figs))
 		}
 	}
-	fmt.Fprintf(w, "| mean | | %s | %s | %s | %s | %.3f |\n", num(m[0]), num(m[1]), num(m[2]), delta(m[3]), m[4])
+	fmt.Fprintf(w, "| mean | | %s | %s | %s | %s | %.3f | %.3f | |\n", num(m[0]), num(m[1]), num(m[2]), delta(m[3]), m[4], m[5])
 }
 
 // delta is a difference of balanced accuracies, to the fourth decimal:
