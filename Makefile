@@ -337,21 +337,24 @@ eval-real: build
 CASCADE_M      ?= 5
 CASCADE_SAMPLE ?= 300
 CASCADE_ARGS   ?=
+CASCADE_FIT_ARGS ?=
 cascade-fit: build ort
 	@if ! $(HAVE_DATA); then echo "cascade-fit: skipped: set DATA to a folder holding $(REAL_SETS) (harness formats)"; exit 0; fi; \
-	ORT_LIB=$(ORT_LIB) CASCADE_ARGS="$(CASCADE_ARGS)" nice -n 5 bash bench/cascade/fit.sh $(BIN)/audit models/$(MODEL_NAME) $(DATA) $(CURDIR)/.cache/cascade-fit/$(MODEL_NAME) \
+	ORT_LIB=$(ORT_LIB) CASCADE_ARGS="$(CASCADE_ARGS)" CASCADE_FIT_ARGS="$(CASCADE_FIT_ARGS)" nice -n 5 bash bench/cascade/fit.sh $(BIN)/audit models/$(MODEL_NAME) $(DATA) $(CURDIR)/.cache/cascade-fit/$(MODEL_NAME) \
 	  $(CASCADE_M) $(CASCADE_SAMPLE) models/$(MODEL_NAME)/cascade.json $(REAL_SETS)
 
 ## bench-cascade: the model path against Python's ONNX Runtime on the same pairs, and the
 ## cascade against the model alone, interleaved (CASCADE_ROUNDS rounds), on the demo and a
 ## generated set of CASCADE_N claims (CASCADE_SETS="demo gen-N" to pick; bench/cascade/run.sh; Python from make model-env, or
-## CASCADE_PY); the session options weighed: bench/cascade/ort.py options
+## CASCADE_PY; CASCADE_BANDS="a.json b.json": more band files, one cascade path each); the
+## session options weighed: bench/cascade/ort.py options
 CASCADE_N      ?= 10000
 CASCADE_ROUNDS ?= 2
 CASCADE_SETS   ?=
+CASCADE_BANDS  ?=
 CASCADE_PY     ?= $(MODEL_VENV)/bin/python
 bench-cascade: build ort
-	ORT_LIB=$(ORT_LIB) nice -n 5 bash bench/cascade/run.sh $(BIN)/audit $(CURDIR)/models/$(MODEL_NAME) $(CASCADE_PY) \
+	ORT_LIB=$(ORT_LIB) CASCADE_BANDS="$(CASCADE_BANDS)" nice -n 5 bash bench/cascade/run.sh $(BIN)/audit $(CURDIR)/models/$(MODEL_NAME) $(CASCADE_PY) \
 	  $(CURDIR)/.cache/bench-cascade $(CASCADE_N) $(CASCADE_ROUNDS) "$(CASCADE_SETS)"
 
 ## model: the verifier shipped in models/$(MODEL_NAME) (train/): a Python virtual environment

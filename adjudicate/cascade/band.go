@@ -28,6 +28,10 @@ type Band struct {
 	// first passage decides the claim without its other passages being
 	// read (the cascade's default --cascade-exit); 0: every passage read.
 	Exit float64 `json:"exit"`
+	// ExitAfter are the passage counts after which the exit is checked,
+	// ascending (the rounds the second verifier reads a claim's passages
+	// in); empty: after the first passage only.
+	ExitAfter []int `json:"exit_after,omitempty"`
 	// Tolerance is the most balanced accuracy the cascade was allowed to
 	// lose against the second verifier alone on the fit's sets.
 	Tolerance float64 `json:"tolerance"`
@@ -67,6 +71,23 @@ func (b Band) Check() error {
 		return fmt.Errorf("passages %d is negative", b.Passages)
 	case math.IsNaN(b.Exit) || b.Exit < 0 || b.Exit > 1:
 		return fmt.Errorf("exit %g: want a probability in [0, 1] (0: every passage read)", b.Exit)
+	}
+	if err := checkExitAfter(b.ExitAfter); err != nil {
+		return fmt.Errorf("exit_after %v: %w", b.ExitAfter, err)
+	}
+	return nil
+}
+
+// checkExitAfter checks the passage counts after which an exit is
+// checked: positive and ascending.
+func checkExitAfter(after []int) error {
+	for i, n := range after {
+		if n < 1 {
+			return fmt.Errorf("%d is not a positive number of passages", n)
+		}
+		if i > 0 && n <= after[i-1] {
+			return errors.New("want ascending passage counts")
+		}
 	}
 	return nil
 }

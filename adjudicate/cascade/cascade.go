@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
 )
@@ -19,17 +21,19 @@ const BandFile = "cascade.json"
 
 // Verifier is the cascade: First decides the claims outside the band,
 // Second the rest (each reading at most Passages passages; 0: all). With
-// Exit > 0 the second verifier reads a claim's first passage alone, and
-// the rest only when its evidence there is weaker than Exit (the larger of
-// p(supported) and p(unsupported)): a claim's verdict is the strongest
-// passage's of those read, as when every passage is read, unless the
-// first passage already decided it.
+// Exit > 0 the second verifier reads a claim's passages in rounds: up to
+// ExitAfter[0] passages first (default: the first passage alone), then up
+// to ExitAfter[1], and so on, then the rest; after each round a claim whose
+// strongest evidence so far (the larger of p(supported) and
+// p(unsupported)) reaches Exit is decided and reads no further. A claim
+// that reads every passage gets the verdict of reading them together.
 type Verifier struct {
 	First, Second         adjudicate.Verifier
 	FirstName, SecondName string
 	Band                  Band
 	Passages              int
 	Exit                  float64
+	ExitAfter             []int
 }
 
 // Backend is the "cascade" entry of the verifier list. Its verifiers are
@@ -43,9 +47,10 @@ func Backend() adjudicate.Backend {
 			bandPath := fs.String("cascade-band", "", "cascade: band file from 'audit cascade fit' (default: cascade.json in --model's folder); 'all' sends every claim, 'none' none")
 			fs.String("model", "", "cascade: its cascade.json is the default --cascade-band")
 			passages := fs.Int("cascade-passages", -1, "cascade: passages per claim the second backend reads, best first (0: all; -1: the band file's)")
-			exit := fs.Float64("cascade-exit", -1, "cascade: the second backend reads a claim's first passage alone and stops there when its p(supported) or p(unsupported) is at least this (0: every passage read; -1: the band file's)")
+			exit := fs.Float64("cascade-exit", -1, "cascade: the second backend reads a claim's passages in rounds (--cascade-exit-after) and stops once its p(supported) or p(unsupported) is at least this (0: every passage read at once; -1: the band file's)")
+			after := fs.String("cascade-exit-after", "", "cascade: comma-separated passage counts after which the exit is checked, ascending, e.g. 1,2,3,4 (default: the band file's, or 1)")
 			return func(env adjudicate.Env) (adjudicate.Verifier, error) {
-				return build(env, *to, *bandPath, *passages, *exit, fs)
+				return build(env, *to, *bandPath, *passages, *exit, *after, fs)
 			}
 		},
 		Uses: func(fs *flag.FlagSet) []string {
@@ -54,7 +59,7 @@ func Backend() adjudicate.Backend {
 	}
 }
 
-func build(env adjudicate.Env, to, bandPath string, passages int, exit float64, fs *flag.FlagSet) (adjudicate.Verifier, error) {
+func build(env adjudicate.Env, to, bandPath string, passages int, exit float64, after string, fs *flag.FlagSet) (adjudicate.Verifier, error) {
 	if to == "cascade" || to == "lexical" {
 		return nil, fmt.Errorf("cascade: --cascade-to %s: name the backend of the model (onnx, triton, tei, openai)", to)
 	}
@@ -77,6 +82,20 @@ func build(env adjudicate.Env, to, bandPath string, passages int, exit float64, 
 	if math.IsNaN(exit) || exit < 0 || exit > 1 {
 		return nil, fmt.Errorf("cascade: --cascade-exit %g: want a probability in [0, 1] (0: every passage read), or -1 (the band file's)", exit)
 	}
+	checks := band.ExitAfter
+	if after != "" {
+		checks = nil
+		for _, f := range strings.Split(after, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return nil, fmt.Errorf("cascade: --cascade-exit-after %q: %q is not a whole number", after, f)
+			}
+			checks = append(checks, n)
+		}
+	}
+	if err := checkExitAfter(checks); err != nil {
+		return nil, fmt.Errorf("cascade: --cascade-exit-after %q: %w", after, err)
+	}
 	first, err := env.Verifier("lexical")
 	if err != nil {
 		return nil, err
@@ -86,7 +105,7 @@ func build(env adjudicate.Env, to, bandPath string, passages int, exit float64, 
 		closeIf(first)
 		return nil, err
 	}
-	return &Verifier{First: first, Second: second, FirstName: "lexical", SecondName: to, Band: band, Passages: passages, Exit: exit}, nil
+	return &Verifier{First: first, Second: second, FirstName: "lexical", SecondName: to, Band: band, Passages: passages, Exit: exit, ExitAfter: checks}, nil
 }
 
 // bandOf reads the band file named, or the model folder's.
@@ -128,7 +147,7 @@ func (v *Verifier) Close() error {
 func (v *Verifier) Version() string {
 	s := fmt.Sprintf("cascade/%s+%s/band=%g,%g/m=%d", versionOf(v.First, v.FirstName), versionOf(v.Second, v.SecondName), v.Band.Low, v.Band.High, v.Passages)
 	if v.Exit > 0 {
-		s += fmt.Sprintf("/exit=%g", v.Exit)
+		s += fmt.Sprintf("/exit=%g@%v", v.Exit, v.checks())
 	}
 	return s
 }
@@ -213,64 +232,97 @@ func (v *Verifier) prepareSecond(ctx context.Context, pairs []adjudicate.Pair) f
 	return func(ctx context.Context) ([]adjudicate.Verdict, error) { return v.Second.Verify(ctx, pairs) }
 }
 
+// checks are the passage counts after which the exit is checked: ExitAfter,
+// or the first passage alone when it names none.
+func (v *Verifier) checks() []int {
+	if len(v.ExitAfter) == 0 {
+		return []int{1}
+	}
+	return v.ExitAfter
+}
+
 // firstPassages is the first round of the second verifier with an exit:
-// each claim with its first passage only (a claim with none as it is).
-// Without an exit, the claims as they are.
+// each claim with its passages up to the first check (a claim with none as
+// it is). Without an exit, the claims as they are.
 func (v *Verifier) firstPassages(sub []adjudicate.Pair) []adjudicate.Pair {
 	if v.Exit <= 0 {
 		return sub
 	}
+	upto := v.checks()[0]
 	out := make([]adjudicate.Pair, len(sub))
 	for i, p := range sub {
-		if len(p.Passages) > 1 {
-			p.Passages = p.Passages[:1]
+		if len(p.Passages) > upto {
+			p.Passages = p.Passages[:upto]
 		}
 		out[i] = p
 	}
 	return out
 }
 
-// readTheRest is the second round: the claims whose first passage's
-// evidence is weaker than Exit are scored on their other passages, and
-// each keeps the stronger verdict of the two rounds (the first round's on
-// a tie, as when the passages are read together: the first passage wins
-// ties). round1 is updated in place.
-func (v *Verifier) readTheRest(ctx context.Context, sub []adjudicate.Pair, round1 []adjudicate.Verdict) error {
-	var again []int
-	var rest []adjudicate.Pair
-	for j, p := range sub {
-		if len(p.Passages) < 2 || round1[j].Err != nil {
-			continue
+// readTheRest runs the rounds after the first: after each check, the claims
+// whose strongest evidence so far is weaker than Exit are scored on their
+// next passages (up to the next check, then the rest), and each keeps the
+// strongest verdict of the rounds (the earlier one on a tie, as when the
+// passages are read together: the first strongest passage wins). best,
+// the first round's verdicts, is updated in place.
+func (v *Verifier) readTheRest(ctx context.Context, sub []adjudicate.Pair, best []adjudicate.Verdict) error {
+	checks := v.checks()
+	open := make([]bool, len(sub))
+	for j := range sub {
+		open[j] = best[j].Err == nil
+	}
+	for c, from := range checks {
+		to := math.MaxInt
+		if c+1 < len(checks) {
+			to = checks[c+1]
 		}
-		if s := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(round1[j].Logits)); s >= v.Exit {
-			round1[j].Rationale += fmt.Sprintf("; decided on the first of %d passages (evidence %.2f ≥ exit %.2f)", len(p.Passages), s, v.Exit)
-			continue
+		var again []int
+		var next []adjudicate.Pair
+		for j, p := range sub {
+			if !open[j] || len(p.Passages) <= from {
+				continue
+			}
+			if s := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(best[j].Logits)); s >= v.Exit {
+				best[j].Rationale += fmt.Sprintf("; decided on %s of %d passages (evidence %.2f ≥ exit %.2f)", firstN(from), len(p.Passages), s, v.Exit)
+				open[j] = false
+				continue
+			}
+			p.Passages = p.Passages[from:min(to, len(p.Passages))]
+			again = append(again, j)
+			next = append(next, p)
 		}
-		p.Passages = p.Passages[1:]
-		again = append(again, j)
-		rest = append(rest, p)
-	}
-	if len(rest) == 0 {
-		return nil
-	}
-	round2, err := v.Second.Verify(ctx, rest)
-	if err != nil {
-		return err
-	}
-	if len(round2) != len(rest) {
-		return fmt.Errorf("cascade: %s gave %d verdicts for %d claims", v.SecondName, len(round2), len(rest))
-	}
-	for k, j := range again {
-		round1[j] = merge(round1[j], round2[k], len(sub[j].Passages))
+		if len(next) == 0 {
+			return nil
+		}
+		round, err := v.Second.Verify(ctx, next)
+		if err != nil {
+			return err
+		}
+		if len(round) != len(next) {
+			return fmt.Errorf("cascade: %s gave %d verdicts for %d claims", v.SecondName, len(round), len(next))
+		}
+		for k, j := range again {
+			best[j] = merge(best[j], round[k], from, from+len(next[k].Passages))
+			open[j] = best[j].Err == nil
+		}
 	}
 	return nil
 }
 
-// merge joins a claim's verdict on its first passage (a) and on the others
-// (b, whose passage indices start at the second): the stronger decides.
-func merge(a, b adjudicate.Verdict, n int) adjudicate.Verdict {
+// firstN names a claim's first n passages.
+func firstN(n int) string {
+	if n == 1 {
+		return "the first"
+	}
+	return fmt.Sprintf("the first %d", n)
+}
+
+// merge joins a claim's verdict on its first passages (a, read up to
+// passage from) with its verdict on passages from+1 to to (b, whose
+// passage indices start at from): the stronger decides, a on a tie.
+func merge(a, b adjudicate.Verdict, from, to int) adjudicate.Verdict {
 	if b.Err != nil {
-		return adjudicate.Verdict{Passage: -1, Err: fmt.Errorf("passages 2 to %d: %w", n, b.Err)}
+		return adjudicate.Verdict{Passage: -1, Err: fmt.Errorf("passages %d to %d: %w", from+1, to, b.Err)}
 	}
 	sa := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(a.Logits))
 	sb := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(b.Logits))
@@ -278,10 +330,10 @@ func merge(a, b adjudicate.Verdict, n int) adjudicate.Verdict {
 	if sb > sa {
 		out = b
 		if out.Passage >= 0 {
-			out.Passage++
+			out.Passage += from
 		}
 	}
-	out.Rationale += fmt.Sprintf("; passages 2 to %d read (the first's evidence %.2f was below the exit)", n, sa)
+	out.Rationale += fmt.Sprintf("; passages %d to %d read (the evidence of %s, %.2f, was below the exit)", from+1, to, firstN(from), sa)
 	out.Usage = adjudicate.Usage{
 		PromptTokens:     a.Usage.PromptTokens + b.Usage.PromptTokens,
 		CompletionTokens: a.Usage.CompletionTokens + b.Usage.CompletionTokens,

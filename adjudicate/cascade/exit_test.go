@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -209,4 +210,54 @@ func TestExitConformance(t *testing.T) {
 		v, _ := exitCascade(0.6)
 		return v
 	})
+}
+
+// With checks after several passage counts, a claim reads up to the first
+// check whose strongest evidence so far reaches the exit, and pays that
+// many pairs; a claim that never reaches it gets the full read's verdict.
+func TestExitAfterSeveralChecks(t *testing.T) {
+	const exit = 0.85
+	pairs := exitPairs(240)
+	full, _ := exitCascade(0)
+	want, err := full.Verify(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, checks := range [][]int{{1, 2, 3, 4}, {2}, {1, 3}} {
+		v, s := exitCascade(exit)
+		v.ExitAfter = checks
+		got, err := v.Verify(context.Background(), pairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stops := map[int]int{}
+		for i, p := range pairs {
+			n := len(p.Passages)
+			// the strongest of the first c passages, first on ties
+			stop, bestZ, bestS, bestAt := n, [3]float64{}, -1.0, -1
+			for j := 0; j < n; j++ {
+				z := pairLogits(p.Claim, p.Passages[j].Text)
+				if e := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(z)); e > bestS {
+					bestZ, bestS, bestAt = z, e, j
+				}
+				if slices.Contains(checks, j+1) && j+1 < n && bestS >= exit {
+					stop = j + 1
+					break
+				}
+			}
+			if stop == n || n < 2 {
+				if got[i].Logits != want[i].Logits || got[i].Passage != want[i].Passage || s.scored[p.ClaimID] != max(n, 1) {
+					t.Errorf("checks %v, claim %s: %+v after %d pairs, want the full read's %+v after %d", checks, p.ClaimID, got[i], s.scored[p.ClaimID], want[i], n)
+				}
+				continue
+			}
+			stops[stop]++
+			if got[i].Logits != bestZ || got[i].Passage != bestAt || s.scored[p.ClaimID] != stop {
+				t.Errorf("checks %v, claim %s: %+v after %d pairs, want passage %d's logits after %d", checks, p.ClaimID, got[i], s.scored[p.ClaimID], bestAt, stop)
+			}
+		}
+		if len(stops) < len(checks) {
+			t.Errorf("checks %v: claims stopped at %v: want some at every check", checks, stops)
+		}
+	}
 }

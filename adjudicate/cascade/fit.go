@@ -10,25 +10,38 @@ import (
 // Claim is one labelled claim as the fit sees it: its gold label (true:
 // supported), the first verifier's p(supported) and both verifiers' labels
 // (true: supported; the argmax of their raw logits). Passages is how many
-// passages the second verifier read (pairs it scored: at least 1). With
-// HasOne, the second verifier was also run on the claim's first passage
-// alone: OneEvidence is the larger of its p(supported) and p(unsupported)
-// there, OneSays its label (what an exit at or below OneEvidence decides).
+// passages the second verifier read (pairs it scored: at least 1).
+// Prefixes, when the second verifier was also run on the claim's first
+// passage alone, its first two, and so on, are those runs' verdicts in
+// that order: what an exit checked after that many passages decides.
 type Claim struct {
 	Gold                  bool
 	FirstP                float64
 	FirstSays, SecondSays bool
 	Passages              int
-	HasOne, OneSays       bool
-	OneEvidence           float64
+	Prefixes              []Prefix
 }
 
-// secondSays is the second verifier's label under exit, and the pairs it
-// scored for the claim.
+// Prefix is the second verifier's verdict on a claim's first passages: its
+// evidence (the larger of p(supported) and p(unsupported)) and its label.
+type Prefix struct {
+	Evidence float64
+	Says     bool
+}
+
+// secondSays is the second verifier's label under exit (checked after
+// 1, 2, … len(Prefixes) passages), and the pairs it scored for the claim.
 func (x Claim) secondSays(exit float64) (bool, int) {
 	n := max(1, x.Passages)
-	if exit > 0 && x.HasOne && n > 1 && x.OneEvidence >= exit {
-		return x.OneSays, 1
+	if exit > 0 {
+		for i, p := range x.Prefixes {
+			if i+1 >= n {
+				break
+			}
+			if p.Evidence >= exit {
+				return p.Says, i + 1
+			}
+		}
 	}
 	return x.SecondSays, n
 }
@@ -77,19 +90,22 @@ func Evaluate(b Band, s Set) Figures {
 	return f
 }
 
-// Exits are the exits Fit tries when the sets have first-passage runs:
-// none, then evidence thresholds from the strictest down.
-var Exits = []float64{0, 0.99, 0.98, 0.97, 0.95, 0.93, 0.9, 0.85, 0.8, 0.75, 0.7, 0.6}
+// Exits are the exits Fit tries when the sets have prefix runs: none,
+// then evidence thresholds from the strictest down.
+var Exits = []float64{0, 0.99, 0.98, 0.97, 0.95, 0.93, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5}
 
-func haveOne(sets []Set) bool {
+// prefixes is how many prefix runs every claim of sets has (0: some claim
+// has none).
+func prefixes(sets []Set) int {
+	n := -1
 	for _, s := range sets {
 		for _, x := range s.Claims {
-			if !x.HasOne {
-				return false
+			if n < 0 || len(x.Prefixes) < n {
+				n = len(x.Prefixes)
 			}
 		}
 	}
-	return true
+	return max(n, 0)
 }
 
 func idx(b bool) int {
@@ -118,13 +134,13 @@ func ba(c [2][2]int) float64 {
 // first verifier's p(supported) over the fit's claims.
 const maxCandidates = 200
 
-// Fit chooses the band (and, when every claim has a first-passage run,
-// the exit) that sends the smallest mean fraction of each set's pairs to
-// the second verifier while the cascade's balanced accuracy stays at least
-// the second verifier's alone (every passage read) minus tol on every set
-// that has one (ties: the first found, in order of Exits, then Low, then
-// High — a deterministic choice). The band sending every claim with no
-// exit always qualifies.
+// Fit chooses the band (and, when every claim has prefix runs, the exit,
+// checked after each prefix) that sends the smallest mean fraction of each
+// set's pairs to the second verifier while the cascade's balanced accuracy
+// stays at least the second verifier's alone (every passage read) minus
+// tol on every set that has one (ties: the first found, in order of Exits,
+// then Low, then High — a deterministic choice). The band sending every
+// claim with no exit always qualifies.
 func Fit(sets []Set, tol float64) (Band, error) {
 	return fit(sets, tol, false)
 }
@@ -142,7 +158,8 @@ func fit(sets []Set, tol float64, exitOnly bool) (Band, error) {
 	}
 	cands := candidates(sets)
 	exits := []float64{0}
-	if haveOne(sets) {
+	np := prefixes(sets)
+	if np > 0 {
 		exits = Exits
 	}
 	best, bestPairs := Everything, math.Inf(1)
@@ -163,6 +180,11 @@ func fit(sets []Set, tol float64, exitOnly bool) (Band, error) {
 					best, bestPairs = b, pairs
 				}
 			}
+		}
+	}
+	if best.Exit > 0 && np > 1 {
+		for i := 1; i <= np; i++ {
+			best.ExitAfter = append(best.ExitAfter, i)
 		}
 	}
 	best.Tolerance = tol

@@ -1,6 +1,7 @@
 package cascade
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -101,10 +102,10 @@ func TestUndefinedFiguresAreNaN(t *testing.T) {
 func withFirstPassage(s Set) Set {
 	for i := range s.Claims {
 		x := &s.Claims[i]
-		x.Passages, x.HasOne = 5, true
-		x.OneSays, x.OneEvidence = x.SecondSays, 0.95
+		x.Passages = 5
+		x.Prefixes = []Prefix{{Evidence: 0.95, Says: x.SecondSays}}
 		if i%3 != 0 {
-			x.OneSays, x.OneEvidence = !x.SecondSays, 0.85
+			x.Prefixes[0] = Prefix{Evidence: 0.85, Says: !x.SecondSays}
 		}
 	}
 	return s
@@ -166,5 +167,48 @@ func TestFitExitSendsEveryClaim(t *testing.T) {
 	}
 	if want := 1 - (1.0/3)*(4.0/5); math.Abs(b.PairFraction-want) > 0.01 {
 		t.Errorf("pairs %.3f, want about %.3f", b.PairFraction, want)
+	}
+}
+
+// With runs on the first one, two, three and four passages the exit is
+// checked after each: a claim stops at the first prefix whose evidence
+// reaches it, and pays that many pairs.
+func TestFitExitAfterEveryPrefix(t *testing.T) {
+	mk := func(name string) Set {
+		s := synthetic(name, 300, 0.3, 0.6)
+		for i := range s.Claims {
+			x := &s.Claims[i]
+			x.Passages = 5
+			// the first passage is weak (0.6) and wrong on every claim; the
+			// first two are strong (0.96) and right on half the claims, the
+			// rest stay weak until every passage is read
+			wrong := Prefix{Evidence: 0.6, Says: !x.SecondSays}
+			x.Prefixes = []Prefix{wrong, wrong, wrong, wrong}
+			if i%2 == 0 {
+				right := Prefix{Evidence: 0.96, Says: x.SecondSays}
+				x.Prefixes = []Prefix{wrong, right, right, right}
+			}
+		}
+		return s
+	}
+	sets := []Set{mk("a"), mk("b")}
+	b, err := FitExit(sets, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Exit <= 0.6 || b.Exit > 0.96 {
+		t.Errorf("exit %.2f, want one in (0.6, 0.96]: stopping on the weak first passage is wrong", b.Exit)
+	}
+	if fmt.Sprint(b.ExitAfter) != "[1 2 3 4]" {
+		t.Errorf("exit after %v, want [1 2 3 4]", b.ExitAfter)
+	}
+	// half the claims stop after 2 pairs of 5, the others read all 5
+	if want := (0.5*2 + 0.5*5) / 5; math.Abs(b.PairFraction-want) > 0.01 {
+		t.Errorf("pairs %.3f, want about %.3f", b.PairFraction, want)
+	}
+	for _, s := range sets {
+		if f := Evaluate(b, s); f.Cascade != f.Second {
+			t.Errorf("%s: cascade %.4f, second %.4f", s.Name, f.Cascade, f.Second)
+		}
 	}
 }

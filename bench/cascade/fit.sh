@@ -2,9 +2,10 @@
 # make cascade-fit: the cascade's band for a model, from the real labelled sets. For each
 # set, the lexical verifier and the model (audit run --verifier onnx --k M, --rules none)
 # run over the same claims (SAMPLE > 0: about SAMPLE claims a set, chosen by a hash of the
-# claim id, for a model too slow to run on every claim), and the model once more on each
-# claim's first passage alone (what the cascade's exit reads first); then audit cascade fit
-# prints the leave-one-set-out table and writes the band and exit fitted on every set to OUT.
+# claim id, for a model too slow to run on every claim), and the model again on each
+# claim's first 1, 2, … M-1 passages (what the cascade's exit reads before each check);
+# then audit cascade fit prints the leave-one-set-out table and writes the band and exit
+# fitted on every set to OUT. CASCADE_FIT_ARGS: more flags for it (e.g. --band all).
 # CASCADE_ARGS (environment): more flags for the model's runs, e.g. --max-length 64.
 # Usage: bench/cascade/fit.sh AUDIT_BIN MODEL_DIR DATA_DIR WORK M SAMPLE OUT SET...
 set -euo pipefail
@@ -34,8 +35,12 @@ PY
   common=(--log-level warn --corpus "$d/corpus.jsonl" --spans "$d/spans.jsonl" --claims "$sub/claims.jsonl" --gold "$sub/gold_labels.jsonl" --rules none --index "$work/index-$s")
   "$bin" run "${common[@]}" --out "$work/lexical-$s" > /dev/null
   "$bin" run "${common[@]}" --k "$m" --out "$work/model-$s" --verifier onnx --model "$model" ${CASCADE_ARGS:-} > /dev/null
-  "$bin" run "${common[@]}" --k "$m" --out "$work/one-$s" --verifier cascade --cascade-band all --cascade-passages 1 --cascade-exit 0 \
-    --model "$model" ${CASCADE_ARGS:-} > /dev/null
-  args+=(--set "$s=$work/lexical-$s,$work/model-$s,$work/one-$s")
+  runs=$work/lexical-$s,$work/model-$s
+  for j in $(seq 1 $(( m - 1 ))); do
+    "$bin" run "${common[@]}" --k "$m" --out "$work/prefix$j-$s" --verifier cascade --cascade-band all --cascade-passages "$j" --cascade-exit 0 \
+      --model "$model" ${CASCADE_ARGS:-} > /dev/null
+    runs=$runs,$work/prefix$j-$s
+  done
+  args+=(--set "$s=$runs")
 done
-"$bin" cascade fit "${args[@]}" --passages "$m" --out "$out"
+"$bin" cascade fit "${args[@]}" --passages "$m" ${CASCADE_FIT_ARGS:-} --out "$out"

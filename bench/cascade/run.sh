@@ -5,7 +5,10 @@
 # --verifier cascade, the band in MODEL/cascade.json) against the model alone: wall s,
 # CPU s, claims/s, pairs/s, CPU ms per claim and the fraction of claims the model decided.
 # Usage: bench/cascade/run.sh AUDIT_BIN MODEL_DIR PYTHON WORK N ROUNDS [SETS]
-# (SETS: "demo gen-N" by default)
+# (SETS: "demo gen-N" by default). CASCADE_BANDS (environment): more band files, each run
+# as one more cascade path (named by the file) in the same rounds. The cascade's "pairs/s"
+# counts the (claim, passage) pairs the model scored: every passage of a claim it decided,
+# one for a claim its exit decided on the first passage.
 set -euo pipefail
 bin=$1 model=$2 py=$3 work=$4 n=$5 rounds=$6 sets=${7:-"demo gen-$5"}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,8 +22,10 @@ for set in $sets; do
   idx=$work/index-$set
   [ -d "$idx" ] || "$bin" index --corpus "$dir/corpus.jsonl" --spans "$dir/spans.jsonl" --index "$idx" > /dev/null
   for r in $(seq "$rounds"); do
-    for path in model cascade python; do
-      out=$work/$set-$path-$r; rm -rf "$out"
+    for path in model cascade $(for b in ${CASCADE_BANDS:-}; do echo "band:$b"; done) python; do
+      band=(); name=$path
+      case $path in band:*) band=(--cascade-band "${path#band:}"); name=cascade-$(basename "${path#band:}" .json); path=cascade;; esac
+      out=$work/$set-$name-$r; rm -rf "$out"
       if [ "$path" = python ]; then
         [ -f "$work/$set.pairs.jsonl" ] || { "$bin" export --records "$work/$set-model-1/records.parquet" --format jsonl > "$work/$set.records.jsonl" && \
           "$py" "$here/ort.py" pairs --records "$work/$set.records.jsonl" --corpus "$dir/corpus.jsonl" --out "$work/$set.pairs.jsonl" > /dev/null; }
@@ -34,18 +39,21 @@ PY
       fi
       v=(--verifier onnx); [ "$path" = cascade ] && v=(--verifier cascade)
       /usr/bin/time -f '%e %U %S' -o "$out.time" "$bin" run --log-level warn --corpus "$dir/corpus.jsonl" --spans "$dir/spans.jsonl" \
-        --claims "$dir/claims.jsonl" --gold "$dir/gold.jsonl" --index "$idx" --out "$out" "${v[@]}" --model "$model" > /dev/null
+        --claims "$dir/claims.jsonl" --gold "$dir/gold.jsonl" --index "$idx" --out "$out" "${v[@]}" "${band[@]}" --model "$model" > /dev/null
       "$bin" export --records "$out/records.parquet" --format jsonl > "$out.jsonl"
-      "$py" - "$out.jsonl" "$out.time" "$set" "$r" "$path" <<'PY'
+      "$py" - "$out.jsonl" "$out.time" "$set" "$r" "$path" "$name" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 wall, user, sys_ = map(float, open(sys.argv[2]).read().split()[-3:])
 n = len(recs); cpu = user + sys_
-model = [r for r in recs if r["verifier"] == "onnx" or (r.get("decided_by") or "").startswith("verifier:onnx")]
-pairs = sum(len(r["evidence"]) for r in recs) if sys.argv[5] == "model" else None
+# the claims the model scored: its own verdicts, and those a labelling rule overrode (the
+# rationale is still the model's: "entailment p, contradiction p, neutral p")
+model = [r for r in recs if r["verifier"] == "onnx" or (r.get("decided_by") or "").startswith("verifier:onnx")
+         or "entailment " in (r["rationale"] or "")]
+pairs = sum(1 if "decided on the first of" in (r["rationale"] or "") else max(1, len(r["evidence"] or [])) for r in model)
 frac = 1.0 if sys.argv[5] == "model" else len(model) / n
-ps = f"{pairs / wall:.1f}" if pairs else "—"
-print(f"| {sys.argv[3]} | {sys.argv[4]} | audit run --verifier {'onnx' if sys.argv[5] == 'model' else 'cascade'} | {wall:.1f} | {cpu:.1f} | {n / wall:.1f} | {ps} | {1000 * cpu / n:.1f} | {frac:.3f} |")
+label = "audit run --verifier onnx" if sys.argv[5] == "model" else f"audit run --verifier cascade ({sys.argv[6]})"
+print(f"| {sys.argv[3]} | {sys.argv[4]} | {label} | {wall:.1f} | {cpu:.1f} | {n / wall:.1f} | {pairs / wall:.1f} | {1000 * cpu / n:.1f} | {frac:.3f} |")
 PY
     done
   done

@@ -38,7 +38,7 @@ func newCascadeCmd(e *env) *cobra.Command {
 func newCascadeFitCmd(e *env) *cobra.Command {
 	c := &cascadeFitCmd{e: e}
 	cmd := &cobra.Command{
-		Use: "fit --set NAME=FIRST,SECOND[,FIRSTPASSAGE] ... --out FILE",
+		Use: "fit --set NAME=FIRST,SECOND[,PREFIX1,PREFIX2...] ... --out FILE",
 		Example: `  audit cascade fit --set covid=lex-covid,onnx-covid --set facts=lex-facts,onnx-facts \
     --set cites=lex-cites,onnx-cites --out models/my-model/cascade.json`,
 		Short: "Fit the cascade's band on labelled runs of its two verifiers, leaving one set out",
@@ -56,21 +56,22 @@ cascade, and the fraction of claims sent) and writes the band fitted on every se
 --out, the file 'audit run --verifier cascade --cascade-band FILE' reads (cascade.json in
 the model's folder is the default band). Refit it for a new model with one command.
 
-With a third run folder, FIRSTPASSAGE (the model on each claim's first passage alone:
-audit run --verifier cascade --cascade-band all --cascade-passages 1 --cascade-exit 0 at
-the same --k), fit also chooses the exit: the evidence (p(supported) or p(unsupported))
-at which the model's verdict on a claim's first passage decides the claim without its
-other passages being read. The band and exit chosen are those that send the fewest of
-the model's pairs, at the same tolerance against the model reading every passage.
+With more run folders, PREFIX1, PREFIX2, … (the model on each claim's first passage alone,
+its first two, and so on: audit run --verifier cascade --cascade-band all
+--cascade-passages N --cascade-exit 0 at the same --k), fit also chooses the exit: the
+evidence (p(supported) or p(unsupported)) at which the model's verdict on a claim's first
+passages decides the claim without the rest being read, checked after each prefix given.
+The band and exit chosen are those that send the fewest of the model's pairs, at the same
+tolerance against the model reading every passage.
 --band all sends every claim to the model and fits the exit alone.`,
 		Args: cobra.NoArgs,
 		RunE: c.run,
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&c.sets, "set", nil, "a labelled set: NAME=FIRST,SECOND[,FIRSTPASSAGE] (run folders or records.parquet files of the lexical verifier, of the model, and optionally of the model on the first passage alone); two or more")
+	f.StringArrayVar(&c.sets, "set", nil, "a labelled set: NAME=FIRST,SECOND[,PREFIX1,...] (run folders or records.parquet files of the lexical verifier, of the model, and optionally of the model on each claim's first 1, 2, … passages); two or more")
 	f.StringVar(&c.out, "out", "", "band file to write (required)")
 	f.Float64Var(&c.tol, "tolerance", 0.005, "most balanced accuracy the cascade may lose against the model alone, on every set")
-	f.StringVar(&c.band, "band", "fit", "fit: fit the band on the lexical p(supported); all: send every claim to the model and fit only the exit (needs FIRSTPASSAGE runs to save anything)")
+	f.StringVar(&c.band, "band", "fit", "fit: fit the band on the lexical p(supported); all: send every claim to the model and fit only the exit (needs PREFIX runs to save anything)")
 	f.IntVar(&c.passages, "passages", 0, "passages per claim the model's runs read (their --k): recorded in the band as the cascade's default --cascade-passages (0: all)")
 	return cmd
 }
@@ -131,13 +132,13 @@ func (c *cascadeFitCmd) run(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-// readCascadeSet reads NAME=FIRST,SECOND[,FIRSTPASSAGE]: the claims the
+// readCascadeSet reads NAME=FIRST,SECOND[,PREFIX1,...]: the claims the
 // runs all scored that have gold, joined by claim id.
 func readCascadeSet(arg string) (cascade.Set, string, string, error) {
 	name, dirs, ok := strings.Cut(arg, "=")
 	parts := strings.Split(dirs, ",")
-	if !ok || name == "" || len(parts) < 2 || len(parts) > 3 || slices.Contains(parts, "") {
-		return cascade.Set{}, "", "", usageErrorf("--set %q: want NAME=FIRST,SECOND or NAME=FIRST,SECOND,FIRSTPASSAGE", arg)
+	if !ok || name == "" || len(parts) < 2 || slices.Contains(parts, "") {
+		return cascade.Set{}, "", "", usageErrorf("--set %q: want NAME=FIRST,SECOND or NAME=FIRST,SECOND,PREFIX1,PREFIX2,...", arg)
 	}
 	runs := make([]map[string]reports.Record, len(parts))
 	var ra, rb []reports.Record
@@ -169,16 +170,20 @@ func readCascadeSet(arg string) (cascade.Set, string, string, error) {
 		x := cascade.Claim{Gold: *r.GoldLabel == "supported", FirstP: pl[adjudicate.Supported],
 			FirstSays: argmax(pl) == adjudicate.Supported, SecondSays: argmax(adjudicate.Probabilities(zm)) == adjudicate.Supported,
 			Passages: max(1, len(r.Evidence))}
-		if len(parts) == 3 {
-			o, ok := runs[2][r.ClaimID]
+		complete := true
+		for _, run := range runs[2:] {
+			o, ok := run[r.ClaimID]
 			zo, oko := logitsOf(o)
 			if !ok || !oko {
-				continue
+				complete = false
+				break
 			}
 			po := adjudicate.Probabilities(zo)
-			x.HasOne, x.OneSays, x.OneEvidence = true, argmax(po) == adjudicate.Supported, adjudicate.EvidenceEitherWay(po)
+			x.Prefixes = append(x.Prefixes, cascade.Prefix{Evidence: adjudicate.EvidenceEitherWay(po), Says: argmax(po) == adjudicate.Supported})
 		}
-		s.Claims = append(s.Claims, x)
+		if complete {
+			s.Claims = append(s.Claims, x)
+		}
 	}
 	if len(s.Claims) == 0 {
 		return s, "", "", usageErrorf("--set %s: no labelled claim that every run scored", name)
