@@ -328,12 +328,13 @@ eval-real: build
 	$(BIN)/audit train --leave-one-out --index $(LEXICAL)/index $(TRAIN_SETS)
 
 ## cascade-fit: the cascade's band for models/$(MODEL_NAME) (bench/cascade/fit.sh): the
-## lexical verifier and the model (at CASCADE_M passages) run on each real set
-## (CASCADE_SAMPLE claims a set, by a hash of the claim id; 0: every claim), audit cascade
-## fit prints the leave-one-set-out table and writes the band fitted on every set to
-## models/$(MODEL_NAME)/cascade.json (the cascade's default band). Needs DATA; one command
-## refits it for a new model (MODEL_NAME=...); CASCADE_ARGS: more flags for the model's runs
-## (e.g. CASCADE_ARGS="--max-length 64")
+## lexical verifier and the model (at CASCADE_M passages, and on each claim's first 1 … M-1
+## passages for the exit) run on each real set (CASCADE_SAMPLE claims a set, by a hash of the
+## claim id; 0: every claim), audit cascade fit prints the leave-one-set-out table and writes
+## the band and exit fitted on every set to models/$(MODEL_NAME)/cascade.json (the cascade's
+## default band). Needs DATA; one command refits it for a new model (MODEL_NAME=...);
+## CASCADE_ARGS: more flags for the model's runs (e.g. CASCADE_ARGS="--max-length 64");
+## CASCADE_FIT_ARGS: for audit cascade fit (e.g. CASCADE_FIT_ARGS="--band all")
 CASCADE_M      ?= 5
 CASCADE_SAMPLE ?= 300
 CASCADE_ARGS   ?=
