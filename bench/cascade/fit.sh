@@ -3,7 +3,8 @@
 # set, the lexical verifier and the model (audit run --verifier onnx --k M, --rules none)
 # run over the same claims (SAMPLE > 0: about SAMPLE claims a set, chosen by a hash of the
 # claim id, for a model too slow to run on every claim), and the model again on each
-# claim's first 1, 2, … M-1 passages (what the cascade's exit reads before each check);
+# claim's first 1, 2, … P passages (what the cascade's exit reads before each check;
+# CASCADE_PREFIXES=P, default 1: the exit checked after the first passage only, at most M-1);
 # then audit cascade fit prints the leave-one-set-out table and writes the band and exit
 # fitted on every set to OUT. CASCADE_FIT_ARGS: more flags for it (e.g. --band all).
 # CASCADE_ARGS (environment): more flags for the model's runs, e.g. --max-length 64.
@@ -36,7 +37,7 @@ PY
   "$bin" run "${common[@]}" --out "$work/lexical-$s" > /dev/null
   "$bin" run "${common[@]}" --k "$m" --out "$work/model-$s" --verifier onnx --model "$model" ${CASCADE_ARGS:-} > /dev/null
   runs=$work/lexical-$s,$work/model-$s
-  for j in $(seq 1 $(( m - 1 ))); do
+  for j in $(seq 1 $(( ${CASCADE_PREFIXES:-1} < m - 1 ? ${CASCADE_PREFIXES:-1} : m - 1 ))); do
     "$bin" run "${common[@]}" --k "$m" --out "$work/prefix$j-$s" --verifier cascade --cascade-band all --cascade-passages "$j" --cascade-exit 0 \
       --model "$model" ${CASCADE_ARGS:-} > /dev/null
     runs=$runs,$work/prefix$j-$s

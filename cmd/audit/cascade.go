@@ -124,7 +124,7 @@ func (c *cascadeFitCmd) run(cmd *cobra.Command, _ []string) error {
 		where = "every claim goes to the model"
 	}
 	fmt.Fprintf(c.e.stdout, "\nband on every set: %s%s; %.3f of the claims and %.3f of the model's pairs sent; balanced accuracy %.3f (model alone %.3f)\n",
-		where, exitText(band.Exit), band.SentFraction, band.PairFraction, band.BalancedAccuracy, band.SecondBalancedAccuracy)
+		where, exitText(band), band.SentFraction, band.PairFraction, band.BalancedAccuracy, band.SecondBalancedAccuracy)
 	if err := cascade.WriteBand(c.out, band); err != nil {
 		return err
 	}
@@ -192,11 +192,15 @@ func readCascadeSet(arg string) (cascade.Set, string, string, error) {
 }
 
 // exitText names an exit for the fit's summary line.
-func exitText(exit float64) string {
-	if exit <= 0 {
+func exitText(b cascade.Band) string {
+	if b.Exit <= 0 {
 		return ", every passage read"
 	}
-	return fmt.Sprintf(", which stops at the first passage when its evidence is at least %.2f", exit)
+	where := "after the first passage"
+	if len(b.ExitAfter) > 0 {
+		where = fmt.Sprintf("after %v passages", b.ExitAfter)
+	}
+	return fmt.Sprintf(", which stops %s once the evidence is at least %.2f", where, b.Exit)
 }
 
 func logitsOf(r reports.Record) ([3]float64, bool) {
