@@ -484,6 +484,10 @@ def cmd_table(args):
 def cmd_fit(args):
     records = subsample(load_pairs(args.pairs), args.train_per_set, args.seed, True)
     tok, model = fit(records, args)
+    if args.wise is not None:
+        start = interpolation_start(args)
+        tuned = model.state_dict()
+        model.load_state_dict({k: (start[k] + args.wise * (v - start[k]) if v.is_floating_point() else v) for k, v in tuned.items()})
     os.makedirs(args.out, exist_ok=True)
     names = LABELS if args.heads == 3 else ["supported", "not_supported"]
     model.config.id2label = {i: n for i, n in enumerate(names)}
@@ -524,6 +528,9 @@ def main():
             p.add_argument("--wise", type=lambda v: [float(x) for x in v.split(",")], default=None,
                            help="comma-separated weights alpha: also score (1-alpha)*init + alpha*fine-tuned (1: the fine-tuned model alone)")
             p.add_argument("--save-models", action="store_true", help="keep each fold's fine-tuned model under OUT/model-<set>")
+    fit_p = sub.choices["fit"]
+    fit_p.add_argument("--wise", type=float, default=None,
+                       help="save (1-alpha)*init + alpha*fine-tuned instead of the fine-tuned weights (needs --init)")
     p = sub.add_parser("table")
     p.add_argument("--out", required=True, help="the folder of loo's row-<set>.json files")
     p.add_argument("--sets", required=True, help="comma-separated held-out sets, in table order")

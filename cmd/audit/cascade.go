@@ -40,19 +40,23 @@ func newCascadeFitCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "fit --set NAME=FIRST,SECOND[,PREFIX1,PREFIX2...] ... --out FILE",
 		Example: `  audit cascade fit --set covid=lex-covid,onnx-covid --set facts=lex-facts,onnx-facts \
-    --set cites=lex-cites,onnx-cites --out models/my-model/cascade.json`,
+    --set cites=lex-cites,onnx-cites --out models/my-model/cascade.json
+  # the exit alone, checked after the first passage (p1-*: runs on the first passage)
+  audit cascade fit --band all --tolerance 0.0025 --set covid=lex-covid,onnx-covid,p1-covid \
+    --set facts=lex-facts,onnx-facts,p1-facts --out models/my-model/cascade.json`,
 		Short: "Fit the cascade's band on labelled runs of its two verifiers, leaving one set out",
 		Long: `fit reads, for each labelled set, two run folders over the same claims: FIRST run
 with the lexical verifier and SECOND with the model the cascade sends claims to (at the
 --k and --passages the cascade will use, --rules none). It keeps the claims both runs
 scored that have a gold label, and chooses the band on the lexical verifier's
 p(supported) inside which the model decides: the one that sends the smallest mean fraction
-of each set's claims to the model while the cascade's balanced accuracy (supported against
-not, the verifiers' own labels) stays within --tolerance of the model's alone on every set.
+of each set's (claim, passage) pairs to the model while the cascade's balanced accuracy
+(supported against not, the verifiers' own labels) stays within --tolerance of the model's
+alone on every set.
 
 It prints the leave-one-set-out table (the band fitted on every set but one, measured on
 the one left out: balanced accuracy of the lexical verifier, the model alone and the
-cascade, and the fraction of claims sent) and writes the band fitted on every set to
+cascade, and the fractions of claims and pairs sent) and writes the band fitted on every set to
 --out, the file 'audit run --verifier cascade --cascade-band FILE' reads (cascade.json in
 the model's folder is the default band). Refit it for a new model with one command.
 
