@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -144,6 +145,9 @@ func readCascadeSet(arg string) (cascade.Set, string, string, error) {
 	if !ok || name == "" || len(parts) < 2 || slices.Contains(parts, "") {
 		return cascade.Set{}, "", "", usageErrorf("--set %q: want NAME=FIRST,SECOND or NAME=FIRST,SECOND,PREFIX1,PREFIX2,...", arg)
 	}
+	if err := sameModel(name, parts); err != nil {
+		return cascade.Set{}, "", "", err
+	}
 	runs := make([]map[string]reports.Record, len(parts))
 	var ra, rb []reports.Record
 	for i, dir := range parts {
@@ -193,6 +197,43 @@ func readCascadeSet(arg string) (cascade.Set, string, string, error) {
 		return s, "", "", usageErrorf("--set %s: no labelled claim that every run scored", name)
 	}
 	return s, ra[0].Verifier, rb[0].Verifier, nil
+}
+
+// sameModel refuses prefix runs made by another model than the SECOND run
+// (a fit over them would predict what no run does): the model's version,
+// from each run folder's manifest.json — onnx/<hash>, or inside a cascade's
+// version the part after its "+". A run given as a records file, or whose
+// manifest names no verifier, is not checked.
+func sameModel(name string, parts []string) error {
+	if len(parts) < 3 {
+		return nil
+	}
+	want := modelVersion(parts[1])
+	if want == "" {
+		return nil
+	}
+	for i, dir := range parts[2:] {
+		if got := modelVersion(dir); got != "" && got != want {
+			return usageErrorf("--set %s: PREFIX%d (%s) was made by %s, SECOND (%s) by %s: the runs must come from the same model", name, i+1, dir, got, parts[1], want)
+		}
+	}
+	return nil
+}
+
+func modelVersion(dir string) string {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return ""
+	}
+	m, err := reports.ReadManifest(dir)
+	if err != nil || m.Verifier == nil {
+		return ""
+	}
+	v := m.Verifier.Version
+	if rest, ok := strings.CutPrefix(v, "cascade/"); ok {
+		_, second, _ := strings.Cut(rest, "+")
+		v, _, _ = strings.Cut(second, "/band=")
+	}
+	return v
 }
 
 // exitText names an exit for the fit's summary line.
