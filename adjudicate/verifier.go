@@ -138,6 +138,14 @@ type Verifier interface {
 	Verify(ctx context.Context, batch []Pair) ([]Verdict, error)
 }
 
+// PassageScorer is a verifier that scores each of a claim's passages on
+// its own and decides the claim by the strongest (Strongest): Strength is
+// the rule it ranks passages by. The cascade's exit needs one, to read a
+// claim's passages in rounds and keep the verdict of reading them at once.
+type PassageScorer interface {
+	Strength(p [3]float64) float64
+}
+
 // BatchSizer is a verifier that knows its best batch size.
 type BatchSizer interface {
 	PreferredBatchSize() int

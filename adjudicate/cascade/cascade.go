@@ -96,6 +96,9 @@ func build(env adjudicate.Env, to, bandPath string, passages int, exit float64, 
 	if err := checkExitAfter(checks); err != nil {
 		return nil, fmt.Errorf("cascade: --cascade-exit-after %q: %w", after, err)
 	}
+	if after != "" && exit == 0 {
+		return nil, fmt.Errorf("cascade: --cascade-exit-after %q: there is no exit to check (--cascade-exit 0, or the band file's exit is 0)", after)
+	}
 	first, err := env.Verifier("lexical")
 	if err != nil {
 		return nil, err
@@ -104,6 +107,11 @@ func build(env adjudicate.Env, to, bandPath string, passages int, exit float64, 
 	if err != nil {
 		closeIf(first)
 		return nil, err
+	}
+	if _, ok := second.(adjudicate.PassageScorer); exit > 0 && !ok {
+		closeIf(first)
+		closeIf(second)
+		return nil, fmt.Errorf("cascade: an exit (--cascade-exit %g) needs a backend that scores each passage on its own and decides by the strongest (onnx, tei, triton); %s reads a claim's passages together", exit, to)
 	}
 	return &Verifier{First: first, Second: second, FirstName: "lexical", SecondName: to, Band: band, Passages: passages, Exit: exit, ExitAfter: checks}, nil
 }
@@ -232,6 +240,16 @@ func (v *Verifier) prepareSecond(ctx context.Context, pairs []adjudicate.Pair) f
 	return func(ctx context.Context) ([]adjudicate.Verdict, error) { return v.Second.Verify(ctx, pairs) }
 }
 
+// strength is the second verifier's rule for ranking a claim's passages
+// (adjudicate.PassageScorer); the larger of p(supported), p(unsupported)
+// when it states none.
+func (v *Verifier) strength(p [3]float64) float64 {
+	if ps, ok := v.Second.(adjudicate.PassageScorer); ok {
+		return ps.Strength(p)
+	}
+	return adjudicate.EvidenceEitherWay(p)
+}
+
 // checks are the passage counts after which the exit is checked: ExitAfter,
 // or the first passage alone when it names none.
 func (v *Verifier) checks() []int {
@@ -282,8 +300,8 @@ func (v *Verifier) readTheRest(ctx context.Context, sub []adjudicate.Pair, best 
 			if !open[j] || len(p.Passages) <= from {
 				continue
 			}
-			if s := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(best[j].Logits)); s >= v.Exit {
-				best[j].Rationale += fmt.Sprintf("; decided on %s of %d passages (evidence %.2f ≥ exit %.2f)", firstN(from), len(p.Passages), s, v.Exit)
+			if s := v.strength(adjudicate.Probabilities(best[j].Logits)); s >= v.Exit {
+				best[j].Rationale += fmt.Sprintf("; decided on %s of %d passages (evidence %.3g ≥ exit %.3g)", firstN(from), len(p.Passages), s, v.Exit)
 				open[j] = false
 				continue
 			}
@@ -302,11 +320,19 @@ func (v *Verifier) readTheRest(ctx context.Context, sub []adjudicate.Pair, best 
 			return fmt.Errorf("cascade: %s gave %d verdicts for %d claims", v.SecondName, len(round), len(next))
 		}
 		for k, j := range again {
-			best[j] = merge(best[j], round[k], from, from+len(next[k].Passages))
+			best[j] = merge(best[j], round[k], from, from+len(next[k].Passages), v.strength)
 			open[j] = best[j].Err == nil
 		}
 	}
 	return nil
+}
+
+// span names passages lo to hi (counted from 1).
+func span(lo, hi int) string {
+	if lo == hi {
+		return fmt.Sprintf("passage %d", lo)
+	}
+	return fmt.Sprintf("passages %d to %d", lo, hi)
 }
 
 // firstN names a claim's first n passages.
@@ -320,12 +346,12 @@ func firstN(n int) string {
 // merge joins a claim's verdict on its first passages (a, read up to
 // passage from) with its verdict on passages from+1 to to (b, whose
 // passage indices start at from): the stronger decides, a on a tie.
-func merge(a, b adjudicate.Verdict, from, to int) adjudicate.Verdict {
+func merge(a, b adjudicate.Verdict, from, to int, strength func([3]float64) float64) adjudicate.Verdict {
 	if b.Err != nil {
-		return adjudicate.Verdict{Passage: -1, Err: fmt.Errorf("passages %d to %d: %w", from+1, to, b.Err)}
+		return adjudicate.Verdict{Passage: -1, Err: fmt.Errorf("%s (counted within them): %w", span(from+1, to), b.Err)}
 	}
-	sa := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(a.Logits))
-	sb := adjudicate.EvidenceEitherWay(adjudicate.Probabilities(b.Logits))
+	sa := strength(adjudicate.Probabilities(a.Logits))
+	sb := strength(adjudicate.Probabilities(b.Logits))
 	out := a
 	if sb > sa {
 		out = b
@@ -333,7 +359,7 @@ func merge(a, b adjudicate.Verdict, from, to int) adjudicate.Verdict {
 			out.Passage += from
 		}
 	}
-	out.Rationale += fmt.Sprintf("; passages %d to %d read (the evidence of %s, %.2f, was below the exit)", from+1, to, firstN(from), sa)
+	out.Rationale += fmt.Sprintf("; %s read (the evidence of %s, %.3g, was below the exit)", span(from+1, to), firstN(from), sa)
 	out.Usage = adjudicate.Usage{
 		PromptTokens:     a.Usage.PromptTokens + b.Usage.PromptTokens,
 		CompletionTokens: a.Usage.CompletionTokens + b.Usage.CompletionTokens,

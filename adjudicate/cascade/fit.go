@@ -29,17 +29,22 @@ type Prefix struct {
 	Says     bool
 }
 
-// secondSays is the second verifier's label under exit (checked after
-// 1, 2, … len(Prefixes) passages), and the pairs it scored for the claim.
-func (x Claim) secondSays(exit float64) (bool, int) {
+// secondSays is the second verifier's label under exit, checked after
+// each count of after (the cascade's rounds; empty: after the first
+// passage), and the pairs it scored for the claim. A check past the
+// claim's prefix runs is not simulated (Fit never makes one).
+func (x Claim) secondSays(exit float64, after []int) (bool, int) {
 	n := max(1, x.Passages)
 	if exit > 0 {
-		for i, p := range x.Prefixes {
-			if i+1 >= n {
+		if len(after) == 0 {
+			after = []int{1}
+		}
+		for _, k := range after {
+			if k >= n || k > len(x.Prefixes) {
 				break
 			}
-			if p.Evidence >= exit {
-				return p.Says, i + 1
+			if p := x.Prefixes[k-1]; p.Evidence >= exit {
+				return p.Says, k
 			}
 		}
 	}
@@ -76,7 +81,7 @@ func Evaluate(b Band, s Set) Figures {
 		says := x.FirstSays
 		if b.Sends(x.FirstP) {
 			var n int
-			says, n = x.secondSays(b.Exit)
+			says, n = x.secondSays(b.Exit, b.ExitAfter)
 			sent++
 			pairs += n
 		}
@@ -94,18 +99,21 @@ func Evaluate(b Band, s Set) Figures {
 // then evidence thresholds from the strictest down.
 var Exits = []float64{0, 0.99, 0.98, 0.97, 0.95, 0.93, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5}
 
-// prefixes is how many prefix runs every claim of sets has (0: some claim
-// has none).
-func prefixes(sets []Set) int {
-	n := -1
+// prefixes is how many prefix runs the claims of sets have, or an error
+// when they differ (an exit fitted on some sets' prefixes could not be
+// measured on the others').
+func prefixes(sets []Set) (int, error) {
+	n, from := -1, ""
 	for _, s := range sets {
 		for _, x := range s.Claims {
-			if n < 0 || len(x.Prefixes) < n {
-				n = len(x.Prefixes)
+			if n < 0 {
+				n, from = len(x.Prefixes), s.Name
+			} else if len(x.Prefixes) != n {
+				return 0, fmt.Errorf("cascade fit: set %s has %d prefix runs, set %s %d: give every set the same", s.Name, len(x.Prefixes), from, n)
 			}
 		}
 	}
-	return max(n, 0)
+	return max(n, 0), nil
 }
 
 func idx(b bool) int {
@@ -158,15 +166,26 @@ func fit(sets []Set, tol float64, exitOnly bool) (Band, error) {
 	}
 	cands := candidates(sets)
 	exits := []float64{0}
-	np := prefixes(sets)
+	np, err := prefixes(sets)
+	if err != nil {
+		return Band{}, err
+	}
+	var after []int // the checks the prefix runs allow: after 1, 2, … np passages
 	if np > 0 {
 		exits = Exits
+		for i := 1; i <= np && np > 1; i++ {
+			after = append(after, i)
+		}
 	}
 	best, bestPairs := Everything, math.Inf(1)
 	for _, exit := range exits {
+		checks := after
+		if exit == 0 {
+			checks = nil
+		}
 		if exitOnly {
 			b := Everything
-			b.Exit = exit
+			b.Exit, b.ExitAfter = exit, checks
 			if pairs, ok := meanPairs(b, sets, tol, bestPairs); ok && pairs < bestPairs {
 				best, bestPairs = b, pairs
 			}
@@ -174,17 +193,12 @@ func fit(sets []Set, tol float64, exitOnly bool) (Band, error) {
 		}
 		for i, lo := range cands {
 			for _, hi := range cands[i:] {
-				b := Band{Version: BandVersion, Low: lo, High: hi, Exit: exit}
+				b := Band{Version: BandVersion, Low: lo, High: hi, Exit: exit, ExitAfter: checks}
 				pairs, ok := meanPairs(b, sets, tol, bestPairs)
 				if ok && pairs < bestPairs {
 					best, bestPairs = b, pairs
 				}
 			}
-		}
-	}
-	if best.Exit > 0 && np > 1 {
-		for i := 1; i <= np; i++ {
-			best.ExitAfter = append(best.ExitAfter, i)
 		}
 	}
 	best.Tolerance = tol
@@ -268,6 +282,9 @@ func candidates(sets []Set) []float64 {
 func LeaveOneOut(sets []Set, tol float64, fit func([]Set, float64) (Band, error)) ([]Figures, []Band, error) {
 	if len(sets) < 2 {
 		return nil, nil, fmt.Errorf("cascade fit: leave one set out needs two sets or more, got %d", len(sets))
+	}
+	if _, err := prefixes(sets); err != nil {
+		return nil, nil, err
 	}
 	var figs []Figures
 	var bands []Band

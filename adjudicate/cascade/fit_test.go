@@ -212,3 +212,19 @@ func TestFitExitAfterEveryPrefix(t *testing.T) {
 		}
 	}
 }
+
+// Sets with different numbers of prefix runs are refused: an exit fitted
+// on one set's checks could not be measured on the other's.
+func TestFitRefusesUnequalPrefixRuns(t *testing.T) {
+	a := withFirstPassage(synthetic("a", 100, 0.3, 0.6))
+	b := withFirstPassage(synthetic("b", 100, 0.3, 0.6))
+	for i := range b.Claims {
+		b.Claims[i].Prefixes = append(b.Claims[i].Prefixes, b.Claims[i].Prefixes[0])
+	}
+	if _, err := Fit([]Set{a, b}, 0); err == nil {
+		t.Error("Fit over 1 and 2 prefix runs: want an error")
+	}
+	if _, _, err := LeaveOneOut([]Set{a, b}, 0, FitExit); err == nil {
+		t.Error("LeaveOneOut over 1 and 2 prefix runs: want an error")
+	}
+}

@@ -33,6 +33,10 @@ func Backend() adjudicate.Backend {
 // Verifier gives every pair Logits.
 type Verifier struct{}
 
+// Strength implements adjudicate.PassageScorer (the cascade's exit reads
+// passages in rounds by it): the larger of p(supported), p(unsupported).
+func (Verifier) Strength(p [3]float64) float64 { return adjudicate.EvidenceEitherWay(p) }
+
 // Verify returns one constant verdict per pair.
 func (Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
 	if err := ctx.Err(); err != nil {

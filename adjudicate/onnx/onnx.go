@@ -451,6 +451,16 @@ func (v *Verifier) QueryByDefault() bool { return false }
 // PreferredBatchSize is the number of claims per Verify call.
 func (v *Verifier) PreferredBatchSize() int { return v.maxBatch }
 
+// Strength implements adjudicate.PassageScorer: the larger of p(supported)
+// and p(unsupported); a two-label model's p(supported) alone (its
+// not-supported column is not evidence against).
+func (v *Verifier) Strength(p [3]float64) float64 {
+	if v.labels.binary {
+		return p[adjudicate.Supported]
+	}
+	return adjudicate.EvidenceEitherWay(p)
+}
+
 // Close releases the session.
 func (v *Verifier) Close() error { return v.session.Destroy() }
 
@@ -603,12 +613,7 @@ func (v *Verifier) verdicts(c *call, logits [][3]float64) []adjudicate.Verdict {
 	for i, e := range c.pairs {
 		idx[i] = adjudicate.PairIndex{Claim: e.claim, Passage: e.passage}
 	}
-	strength := adjudicate.EvidenceEitherWay
-	if v.labels.binary {
-		// A two-label model's not-supported column is not evidence against.
-		strength = func(p [3]float64) float64 { return p[adjudicate.Supported] }
-	}
-	out := adjudicate.Strongest(c.batch, idx, logits, strength)
+	out := adjudicate.Strongest(c.batch, idx, logits, v.Strength)
 	for i, p := range c.batch {
 		out[i].Rationale = v.rationale(p, out[i])
 	}

@@ -140,6 +140,9 @@ type prediction struct {
 	Label string   `json:"label"`
 }
 
+// Strength implements adjudicate.PassageScorer: remote.Decide's rule.
+func (v *Verifier) Strength(p [3]float64) float64 { return adjudicate.EvidenceEitherWay(p) }
+
 // Verify scores every (claim, passage) pair, --max-batch pairs to a
 // request, requests in parallel (up to --max-inflight across the process).
 func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {

@@ -265,6 +265,9 @@ type encoded struct {
 	ids, types []int64
 }
 
+// Strength implements adjudicate.PassageScorer: remote.Decide's rule.
+func (v *Verifier) Strength(p [3]float64) float64 { return adjudicate.EvidenceEitherWay(p) }
+
 // Verify scores every (claim, passage) pair: rows of one length bucket go
 // together, at most --max-batch to a request, requests in parallel (up to
 // --max-inflight across the process).

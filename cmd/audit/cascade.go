@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/claimaudit/claimaudit/adjudicate"
@@ -45,7 +46,7 @@ func newCascadeFitCmd(e *env) *cobra.Command {
   # the exit alone, checked after the first passage (p1-*: runs on the first passage)
   audit cascade fit --band all --tolerance 0.0025 --set covid=lex-covid,onnx-covid,p1-covid \
     --set facts=lex-facts,onnx-facts,p1-facts --out models/my-model/cascade.json`,
-		Short: "Fit the cascade's band on labelled runs of its two verifiers, leaving one set out",
+		Short: "Fit the cascade's band and exit on labelled runs of its verifiers, leaving one set out",
 		Long: `fit reads, for each labelled set, two run folders over the same claims: FIRST run
 with the lexical verifier and SECOND with the model the cascade sends claims to (at the
 --k and --passages the cascade will use, --rules none). It keeps the claims both runs
@@ -103,7 +104,7 @@ func (c *cascadeFitCmd) run(cmd *cobra.Command, _ []string) error {
 	var sets []cascade.Set
 	var first, second string
 	for _, arg := range c.sets {
-		s, f, m, err := readCascadeSet(arg)
+		s, f, m, err := readCascadeSet(arg, c.passages)
 		if err != nil {
 			return err
 		}
@@ -116,7 +117,7 @@ func (c *cascadeFitCmd) run(cmd *cobra.Command, _ []string) error {
 	}
 	figs, bands, err := cascade.LeaveOneOut(sets, c.tol, fit)
 	if err != nil {
-		return err
+		return usageErrorf("%v", err)
 	}
 	band, err := fit(sets, c.tol)
 	if err != nil {
@@ -139,7 +140,7 @@ func (c *cascadeFitCmd) run(cmd *cobra.Command, _ []string) error {
 
 // readCascadeSet reads NAME=FIRST,SECOND[,PREFIX1,...]: the claims the
 // runs all scored that have gold, joined by claim id.
-func readCascadeSet(arg string) (cascade.Set, string, string, error) {
+func readCascadeSet(arg string, passages int) (cascade.Set, string, string, error) {
 	name, dirs, ok := strings.Cut(arg, "=")
 	parts := strings.Split(dirs, ",")
 	if !ok || name == "" || len(parts) < 2 || slices.Contains(parts, "") {
@@ -178,6 +179,9 @@ func readCascadeSet(arg string) (cascade.Set, string, string, error) {
 		x := cascade.Claim{Gold: *r.GoldLabel == "supported", FirstP: pl[adjudicate.Supported],
 			FirstSays: argmax(pl) == adjudicate.Supported, SecondSays: argmax(adjudicate.Probabilities(zm)) == adjudicate.Supported,
 			Passages: max(1, len(r.Evidence))}
+		if passages > 0 {
+			x.Passages = min(x.Passages, passages)
+		}
 		complete := true
 		for _, run := range runs[2:] {
 			o, ok := run[r.ClaimID]
@@ -208,32 +212,46 @@ func sameModel(name string, parts []string) error {
 	if len(parts) < 3 {
 		return nil
 	}
-	want := modelVersion(parts[1])
-	if want == "" {
-		return nil
-	}
+	want, _ := modelVersion(parts[1])
 	for i, dir := range parts[2:] {
-		if got := modelVersion(dir); got != "" && got != want {
+		got, read := modelVersion(dir)
+		if got != "" && want != "" && got != want {
 			return usageErrorf("--set %s: PREFIX%d (%s) was made by %s, SECOND (%s) by %s: the runs must come from the same model", name, i+1, dir, got, parts[1], want)
+		}
+		if read >= 0 && read != i+1 {
+			return usageErrorf("--set %s: PREFIX%d (%s) read %d passages a claim (--cascade-passages %d), want %d", name, i+1, dir, read, read, i+1)
 		}
 	}
 	return nil
 }
 
-func modelVersion(dir string) string {
+// modelVersion is the model that made a run folder, from its manifest:
+// the verifier's version, or a cascade's second verifier's; and the
+// passages a cascade run's model read (its m; -1 when not a cascade run
+// or unknown). "" and -1 when the manifest cannot say.
+func modelVersion(dir string) (string, int) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return ""
+		return "", -1
 	}
 	m, err := reports.ReadManifest(dir)
 	if err != nil || m.Verifier == nil {
-		return ""
+		return "", -1
 	}
 	v := m.Verifier.Version
-	if rest, ok := strings.CutPrefix(v, "cascade/"); ok {
-		_, second, _ := strings.Cut(rest, "+")
-		v, _, _ = strings.Cut(second, "/band=")
+	rest, ok := strings.CutPrefix(v, "cascade/")
+	if !ok {
+		return v, -1
 	}
-	return v
+	_, second, _ := strings.Cut(rest, "+")
+	v, tail, _ := strings.Cut(second, "/band=")
+	read := -1
+	if _, after, ok := strings.Cut(tail, "/m="); ok {
+		num, _, _ := strings.Cut(after, "/")
+		if n, err := strconv.Atoi(num); err == nil && n > 0 {
+			read = n
+		}
+	}
+	return v, read
 }
 
 // exitText names an exit for the fit's summary line.
