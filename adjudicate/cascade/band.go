@@ -23,10 +23,11 @@ type Band struct {
 	// Passages is the m the band was fitted at: the second verifier reads
 	// a claim's first m passages (0: all).
 	Passages int `json:"passages"`
-	// Exit, when above 0, is the evidence (the larger of p(supported) and
-	// p(unsupported)) at which the second verifier's verdict on a claim's
-	// first passage decides the claim without its other passages being
-	// read (the cascade's default --cascade-exit); 0: every passage read.
+	// Exit, when above 0, is the evidence (the second verifier's passage
+	// strength: the larger of p(supported) and p(unsupported) for most
+	// models) at which its verdict on a claim's first passages, read in the
+	// rounds of ExitAfter, decides the claim without the rest being read
+	// (the cascade's default --cascade-exit); 0: every passage read at once.
 	Exit float64 `json:"exit"`
 	// ExitAfter are the passage counts after which the exit is checked,
 	// ascending (the rounds the second verifier reads a claim's passages

@@ -42,7 +42,7 @@ PY
         --claims "$dir/claims.jsonl" --gold "$dir/gold.jsonl" --index "$idx" --out "$out" "${v[@]}" "${band[@]}" --model "$model" > /dev/null
       "$bin" export --records "$out/records.parquet" --format jsonl > "$out.jsonl"
       "$py" - "$out.jsonl" "$out.time" "$set" "$r" "$path" "$name" <<'PY'
-import json, sys
+import json, re, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 wall, user, sys_ = map(float, open(sys.argv[2]).read().split()[-3:])
 n = len(recs); cpu = user + sys_
@@ -50,7 +50,11 @@ n = len(recs); cpu = user + sys_
 # rationale is still the model's: "entailment p, contradiction p, neutral p")
 model = [r for r in recs if r["verifier"] == "onnx" or (r.get("decided_by") or "").startswith("verifier:onnx")
          or "entailment " in (r["rationale"] or "")]
-pairs = sum(1 if "decided on the first of" in (r["rationale"] or "") else max(1, len(r["evidence"] or [])) for r in model)
+def read(r):
+    # a claim the exit stopped says "decided on the first of N" (1 pair) or "the first K of N"
+    m = re.search(r"decided on the first (?:(\d+) )?of \d+ passages", r["rationale"] or "")
+    return (int(m.group(1) or 1) if m else max(1, len(r["evidence"] or [])))
+pairs = sum(read(r) for r in model)
 frac = 1.0 if sys.argv[5] == "model" else len(model) / n
 label = "audit run --verifier onnx" if sys.argv[5] == "model" else f"audit run --verifier cascade ({sys.argv[6]})"
 print(f"| {sys.argv[3]} | {sys.argv[4]} | {label} | {wall:.1f} | {cpu:.1f} | {n / wall:.1f} | {pairs / wall:.1f} | {1000 * cpu / n:.1f} | {frac:.3f} |")
