@@ -164,17 +164,28 @@ func fit(sets []Set, tol float64, exitOnly bool) (Band, error) {
 	if len(sets) == 0 {
 		return Band{}, errors.New("cascade fit: no labelled sets")
 	}
-	cands := candidates(sets)
-	exits := []float64{0}
 	np, err := prefixes(sets)
 	if err != nil {
 		return Band{}, err
 	}
-	var after []int // the checks the prefix runs allow: after 1, 2, … np passages
+	exits := []float64{0}
+	var after []int // the checks the prefix runs allow: after 1, 2, … np passages (one: the default)
 	if np > 0 {
 		exits = Exits
-		for i := 1; i <= np && np > 1; i++ {
+	}
+	if np > 1 {
+		for i := 1; i <= np; i++ {
 			after = append(after, i)
+		}
+	}
+	bands := [][2]float64{{Everything.Low, Everything.High}}
+	if !exitOnly {
+		cands := candidates(sets)
+		bands = bands[:0]
+		for i, lo := range cands {
+			for _, hi := range cands[i:] {
+				bands = append(bands, [2]float64{lo, hi})
+			}
 		}
 	}
 	best, bestPairs := Everything, math.Inf(1)
@@ -183,21 +194,10 @@ func fit(sets []Set, tol float64, exitOnly bool) (Band, error) {
 		if exit == 0 {
 			checks = nil
 		}
-		if exitOnly {
-			b := Everything
-			b.Exit, b.ExitAfter = exit, checks
+		for _, lh := range bands {
+			b := Band{Version: BandVersion, Low: lh[0], High: lh[1], Exit: exit, ExitAfter: checks}
 			if pairs, ok := meanPairs(b, sets, tol, bestPairs); ok && pairs < bestPairs {
 				best, bestPairs = b, pairs
-			}
-			continue
-		}
-		for i, lo := range cands {
-			for _, hi := range cands[i:] {
-				b := Band{Version: BandVersion, Low: lo, High: hi, Exit: exit, ExitAfter: checks}
-				pairs, ok := meanPairs(b, sets, tol, bestPairs)
-				if ok && pairs < bestPairs {
-					best, bestPairs = b, pairs
-				}
 			}
 		}
 	}
