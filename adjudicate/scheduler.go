@@ -12,7 +12,7 @@ import (
 type SchedulerOptions struct {
 	BatchSize int           // pairs per call; default: the verifier's preference, else 32
 	MaxWait   time.Duration // flush a partial batch this long after its first pair; default 20ms
-	Workers   int           // concurrent Verify calls; default 1
+	Workers   int           // concurrent Verify calls; default: the verifier's preference (WorkerSizer), else 1
 	Retries   int           // retries of a transient failure; default 2
 	Backoff   time.Duration // first retry delay, doubling; default 50ms (negative: none)
 	// Timeout bounds one Verify call (0: none): a call that has not
@@ -27,7 +27,8 @@ type SchedulerOptions struct {
 var ErrVerifyTimeout = errors.New("verification call slower than the bound")
 
 // Resolve is o with its zero fields given their defaults for v (the batch
-// size v prefers, else 32; one worker; ...): what Schedule runs with.
+// size v prefers, else 32; the workers v prefers, else one; ...): what
+// Schedule runs with.
 func (o SchedulerOptions) Resolve(v Verifier) SchedulerOptions {
 	if o.BatchSize <= 0 {
 		o.BatchSize = 32
@@ -40,6 +41,9 @@ func (o SchedulerOptions) Resolve(v Verifier) SchedulerOptions {
 	}
 	if o.Workers <= 0 {
 		o.Workers = 1
+		if ws, ok := v.(WorkerSizer); ok && ws.PreferredWorkers() > 0 {
+			o.Workers = ws.PreferredWorkers()
+		}
 	}
 	if o.Retries == 0 {
 		o.Retries = 2

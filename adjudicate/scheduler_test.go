@@ -270,6 +270,23 @@ func TestResolveAndAhead(t *testing.T) {
 	assert.Equal(t, 32, adjudicate.SchedulerOptions{}.Resolve(&echo{}).BatchSize, "no preference: 32")
 }
 
+type preferringWorkers struct {
+	echo
+	workers int
+}
+
+func (p *preferringWorkers) PreferredWorkers() int { return p.workers }
+
+// Zero workers take the verifier's preference (a model whose runs go side
+// by side wants two calls in flight); an explicit number wins, and a
+// preference of zero or none means one.
+func TestResolveTakesTheVerifiersWorkers(t *testing.T) {
+	assert.Equal(t, 2, adjudicate.SchedulerOptions{}.Resolve(&preferringWorkers{workers: 2}).Workers)
+	assert.Equal(t, 3, adjudicate.SchedulerOptions{Workers: 3}.Resolve(&preferringWorkers{workers: 2}).Workers, "an explicit number wins")
+	assert.Equal(t, 1, adjudicate.SchedulerOptions{}.Resolve(&preferringWorkers{}).Workers, "a preference of 0: one")
+	assert.Equal(t, 1, adjudicate.SchedulerOptions{}.Resolve(&echo{}).Workers, "no preference: one")
+}
+
 // preparing is echo split as a Preparer: Prepare counts the batch and
 // returns a run that waits, when wait is set, until the next batch is
 // prepared (or the input ends) before answering.

@@ -151,6 +151,14 @@ type BatchSizer interface {
 	PreferredBatchSize() int
 }
 
+// WorkerSizer is a verifier that knows how many calls it wants in flight
+// when the user names no number (--workers 0): a model on the CPU whose
+// runs go side by side keeps every core busy only if its next call starts
+// while the last runs of the current one finish.
+type WorkerSizer interface {
+	PreferredWorkers() int
+}
+
 // Versioner is a verifier whose version (model, weights) keys the verdict
 // cache: a new version must never reuse old verdicts.
 type Versioner interface {

@@ -258,6 +258,13 @@ func (cv *cachedVerifier) PreferredBatchSize() int {
 	return 0
 }
 
+func (cv *cachedVerifier) PreferredWorkers() int {
+	if ws, ok := cv.inner.(adjudicate.WorkerSizer); ok {
+		return ws.PreferredWorkers()
+	}
+	return 0
+}
+
 func (cv *cachedVerifier) Version() string { return cv.version }
 
 // lookup reads the cached verdicts of keys; a value that fails its

@@ -314,6 +314,14 @@ func (c *chunkwise) Version() string { return versionOf(c.Verifier, c.name) }
 // PreferredBatchSize implements adjudicate.BatchSizer: the inner's.
 func (c *chunkwise) PreferredBatchSize() int { return c.batch }
 
+// PreferredWorkers implements adjudicate.WorkerSizer: the inner's.
+func (c *chunkwise) PreferredWorkers() int {
+	if ws, ok := c.Verifier.(adjudicate.WorkerSizer); ok {
+		return ws.PreferredWorkers()
+	}
+	return 0
+}
+
 // Close releases the inner verifier.
 func (c *chunkwise) Close() error {
 	closeIfCloser(c.Verifier)

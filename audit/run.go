@@ -83,7 +83,7 @@ type Options struct {
 
 	K                 int     // passages per claim; default 5
 	BatchSize         int     // 0: the verifier's preference
-	Workers           int     // concurrent Verify calls; default 1
+	Workers           int     // concurrent Verify calls; default: the verifier's preference, else 1
 	AbstainBelow      float64 // abstain when the calibrated confidence is below
 	MinRetrievalScore float64 // abstain when the best uncited passage scores below
 	Calibrate         string  // auto, off or fixed
@@ -345,9 +345,6 @@ func (o *Options) defaults() {
 	}
 	if o.K <= 0 {
 		o.K = 5
-	}
-	if o.Workers <= 0 {
-		o.Workers = 1
 	}
 	if o.Calibrate == "" {
 		o.Calibrate = CalibrateAuto

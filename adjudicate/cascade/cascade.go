@@ -181,6 +181,18 @@ func (v *Verifier) PreferredBatchSize() int {
 	return n
 }
 
+// PreferredWorkers is the larger of the two verifiers' preferences
+// (adjudicate.WorkerSizer), at least one.
+func (v *Verifier) PreferredWorkers() int {
+	n := 1
+	for _, x := range []adjudicate.Verifier{v.First, v.Second} {
+		if ws, ok := x.(adjudicate.WorkerSizer); ok {
+			n = max(n, ws.PreferredWorkers())
+		}
+	}
+	return n
+}
+
 // Verify decides a batch: the first verifier every claim, the second the
 // claims inside the band.
 func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {

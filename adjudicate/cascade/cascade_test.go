@@ -196,3 +196,24 @@ func TestBandFileRoundTripAndChecks(t *testing.T) {
 		}
 	}
 }
+
+type workers struct {
+	second
+	n int
+}
+
+func (w *workers) PreferredWorkers() int { return w.n }
+
+// The cascade wants the calls in flight that the more demanding of its two
+// verifiers wants (a model on the CPU: 2), and one when neither says.
+func TestPreferredWorkers(t *testing.T) {
+	v, _ := newCascade(Band{Low: 0.2, High: 0.8}, 0)
+	if got := v.PreferredWorkers(); got != 1 {
+		t.Fatalf("neither verifier prefers: got %d workers, want 1", got)
+	}
+	v.Second = &workers{n: 2}
+	if got := v.PreferredWorkers(); got != 2 {
+		t.Fatalf("second prefers 2: got %d", got)
+	}
+	var _ adjudicate.WorkerSizer = v
+}

@@ -49,6 +49,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -116,6 +117,11 @@ type Verifier struct {
 	maxLen   int
 	maxBatch int
 	version  string
+	// slots holds one token per model run allowed at once (Options.Runs):
+	// a call's runs go to goroutines, each run on one core. nil: runs one
+	// after the other on the session's own threads.
+	slots chan struct{}
+	runMu sync.Mutex // serialises onRun
 	// onRun, when set (by tests), sees each model run's rows and width: a
 	// model whose rows are not independent of their batch (dynamic
 	// quantisation) must get the same runs whatever the call path.
@@ -142,6 +148,7 @@ func Backend() adjudicate.Backend {
 			fs.StringVar(&o.Runtime, "ort-lib", "", "onnx: path of libonnxruntime.so (default $ORT_LIB; make ort fetches one)")
 			fs.IntVar(&o.MaxLength, "max-length", 0, "onnx: most tokens per (passage, claim) pair (0: tokenizer.json's truncation max_length, else the model's max_position_embeddings, at most 512)")
 			fs.StringVar(&o.LabelRule, "label-rule", string(label.Insufficient), "onnx: a two-label model's not-supported class becomes insufficient or unsupported")
+			fs.IntVar(&o.Runs, "ort-runs", 0, "onnx: model runs at once on --device cpu, each on one core (0: one per core; 1: one run at a time on all cores)")
 			return func(adjudicate.Env) (adjudicate.Verifier, error) { return New(o) }
 		},
 	}
@@ -154,7 +161,16 @@ type Options struct {
 	Runtime   string // path of libonnxruntime.so ("" = $ORT_LIB)
 	MaxLength int    // tokens per pair (0: tokenizer.json's truncation length, else config.json's, at most 512)
 	LabelRule string // two-label models: "insufficient" (default) or "unsupported"
+	// Runs is how many model runs go at once on the CPU, each on one
+	// thread of ONNX Runtime (0: one per core). 1 runs them one after the
+	// other, each on all cores. A run is a batch of pairs: which pairs share
+	// a run never depends on Runs, so neither do the logits. On cuda runs
+	// go one at a time.
+	Runs int
 }
+
+// MaxRuns bounds Options.Runs.
+const MaxRuns = 256
 
 // New loads a model folder.
 func New(opts Options) (adjudicate.Verifier, error) {
@@ -168,6 +184,9 @@ func New(opts Options) (adjudicate.Verifier, error) {
 	}
 	if opts.MaxLength < 0 {
 		return nil, fmt.Errorf("onnx verifier: --max-length %d is negative", opts.MaxLength)
+	}
+	if opts.Runs < 0 || opts.Runs > MaxRuns {
+		return nil, fmt.Errorf("onnx verifier: --ort-runs %d is outside 0..%d", opts.Runs, MaxRuns)
 	}
 	if err := initRuntime(opts.Runtime); err != nil {
 		return nil, err
@@ -217,6 +236,23 @@ func New(opts Options) (adjudicate.Verifier, error) {
 	// tokenizer needs between runs.
 	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 		return nil, fmt.Errorf("onnx verifier: %w", err)
+	}
+	runs := opts.Runs
+	if runs == 0 {
+		runs = runtime.GOMAXPROCS(0)
+	}
+	if opts.Device == "cuda" {
+		runs = 1
+	}
+	if runs > 1 {
+		// One ONNX Runtime thread a run and runs side by side: measured
+		// 1.3x the pairs/s of one run at a time on two threads (its
+		// many small elementwise kernels leave the second thread idle),
+		// and the same logits bit for bit (BENCHMARKS.md, issue 42).
+		if err := so.SetIntraOpNumThreads(1); err != nil {
+			return nil, fmt.Errorf("onnx verifier: %w", err)
+		}
+		v.slots = make(chan struct{}, runs)
 	}
 	if opts.Device == "cuda" {
 		cuda, err := ort.NewCUDAProviderOptions()
@@ -451,6 +487,17 @@ func (v *Verifier) QueryByDefault() bool { return false }
 // PreferredBatchSize is the number of claims per Verify call.
 func (v *Verifier) PreferredBatchSize() int { return v.maxBatch }
 
+// PreferredWorkers implements adjudicate.WorkerSizer: with runs side by
+// side, two calls in flight, so that the next call's runs fill the cores
+// while the current call's last runs finish (measured on two cores: 1.9
+// cores busy against 1.75 with one call; BENCHMARKS.md, issue 42); else one.
+func (v *Verifier) PreferredWorkers() int {
+	if v.slots != nil {
+		return 2
+	}
+	return 1
+}
+
 // Strength implements adjudicate.PassageScorer: the larger of p(supported)
 // and p(unsupported); a two-label model's p(supported) alone (its
 // not-supported column is not evidence against).
@@ -540,10 +587,14 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 	defer wg.Wait()
 	defer close(stop)
 	logits := make([][3]float64, len(c.pairs))
+	ex := v.executor(ctx)
 	for r := range ready {
-		if err := v.infer(ctx, c, r[0], r[1], logits); err != nil {
-			return nil, err
+		if err := v.infer(ctx, c, r[0], r[1], logits, ex); err != nil {
+			return nil, ex.fail(err)
 		}
+	}
+	if err := ex.wait(); err != nil {
+		return nil, err
 	}
 	return v.verdicts(c, logits), nil
 }
@@ -566,10 +617,14 @@ func (v *Verifier) Prepare(ctx context.Context, batch []adjudicate.Pair) func(co
 			return nil, err
 		}
 		logits := make([][3]float64, len(c.pairs))
+		ex := v.executor(ctx)
 		for lo := 0; lo < len(c.pairs); lo += v.waveSize() {
-			if err := v.infer(ctx, c, lo, min(lo+v.waveSize(), len(c.pairs)), logits); err != nil {
-				return nil, err
+			if err := v.infer(ctx, c, lo, min(lo+v.waveSize(), len(c.pairs)), logits, ex); err != nil {
+				return nil, ex.fail(err)
 			}
+		}
+		if err := ex.wait(); err != nil {
+			return nil, err
 		}
 		return v.verdicts(c, logits), nil
 	}
@@ -577,8 +632,8 @@ func (v *Verifier) Prepare(ctx context.Context, batch []adjudicate.Pair) func(co
 
 // infer runs the model on the tokenised pairs lo..hi-1 (a wave): grouped
 // by bucket (stably, so in pair order within one), at most maxBatch pairs
-// per run. The runs depend only on the wave's pairs.
-func (v *Verifier) infer(ctx context.Context, c *call, lo, hi int, logits [][3]float64) error {
+// per run, each run through ex. The runs depend only on the wave's pairs.
+func (v *Verifier) infer(ctx context.Context, c *call, lo, hi int, logits [][3]float64, ex *executor) error {
 	for i := lo; i < hi; i++ {
 		if c.errs[i] != nil {
 			return fmt.Errorf("claim %s: tokenize: %w", c.batch[c.pairs[i].claim].ClaimID, c.errs[i])
@@ -599,12 +654,86 @@ func (v *Verifier) infer(ctx context.Context, c *call, lo, hi int, logits [][3]f
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := v.run(pairs, order[start:end], w, logits); err != nil {
+		idx := order[start:end]
+		if err := ex.do(func() error { return v.run(pairs, idx, w, logits) }); err != nil {
 			return err
 		}
 		start = end
 	}
 	return nil
+}
+
+// executor runs one call's model runs: on the calling goroutine, one after
+// the other, when the verifier has no slots; else each on a goroutine of
+// its own once a slot is free (the slots are the verifier's, shared by
+// concurrent calls). Runs write disjoint rows of the call's logits, so
+// the order they finish in changes nothing.
+type executor struct {
+	ctx   context.Context
+	slots chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	errs  []error // by run, in the order submitted
+	bad   bool
+}
+
+func (v *Verifier) executor(ctx context.Context) *executor {
+	return &executor{ctx: ctx, slots: v.slots}
+}
+
+// errStopped tells infer to submit no more runs: one has failed, and wait
+// gives its error.
+var errStopped = errors.New("onnx: an earlier run failed")
+
+// do runs f, or starts it once a slot is free.
+func (e *executor) do(f func() error) error {
+	if e.slots == nil {
+		return f()
+	}
+	e.mu.Lock()
+	k, bad := len(e.errs), e.bad
+	e.errs = append(e.errs, nil)
+	e.mu.Unlock()
+	if bad {
+		return errStopped
+	}
+	select {
+	case e.slots <- struct{}{}:
+	case <-e.ctx.Done():
+		return e.ctx.Err()
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer func() { <-e.slots }()
+		if err := f(); err != nil {
+			e.mu.Lock()
+			e.errs[k], e.bad = err, true
+			e.mu.Unlock()
+		}
+	}()
+	return nil
+}
+
+// wait waits for the runs started and gives the error of the first run
+// submitted that failed.
+func (e *executor) wait() error {
+	e.wg.Wait()
+	for _, err := range e.errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fail waits for the runs started and gives the first run's error, else
+// err (a tokenising error or the context's).
+func (e *executor) fail(err error) error {
+	if werr := e.wait(); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // verdicts picks each claim's deciding passage from its pairs' logits.
@@ -639,7 +768,9 @@ func (v *Verifier) input(n, width int, fill func(row int, dst []int64)) (ort.Val
 
 func (v *Verifier) run(pairs []encoded, idx []int, width int, logits [][3]float64) error {
 	if v.onRun != nil {
+		v.runMu.Lock()
 		v.onRun(pairs, idx, width)
+		v.runMu.Unlock()
 	}
 	n := len(idx)
 	pad := v.tok.PadID()

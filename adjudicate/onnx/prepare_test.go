@@ -123,11 +123,15 @@ func (l *runLog) attach(v *Verifier) {
 	}
 }
 
+// take gives the runs recorded so far, sorted: runs side by side
+// (Options.Runs) finish in any order; which pairs share a run, and at
+// what width, is what must not change.
 func (l *runLog) take() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.runs
 	l.runs = nil
+	sort.Strings(r)
 	return r
 }
 
@@ -232,6 +236,57 @@ func TestPrepareEqualsVerifyOnGeneratedBatches(t *testing.T) {
 	}
 }
 
+// How many runs go side by side (Options.Runs) changes neither the
+// verdicts, bit for bit, nor which pairs share a run: one run at a time on
+// all of ONNX Runtime's threads, and 1, 2 or 5 runs at once each on one,
+// on the test models and every shipped model.
+func TestRunsDoNotChangeVerdicts(t *testing.T) {
+	needRuntime(t)
+	models := map[string]int{tiny: 40, "testdata/roberta": 10, "testdata/binary": 10}
+	for _, dir := range shippedModels(t) {
+		models[dir] = 4
+	}
+	if testing.Short() {
+		models = map[string]int{tiny: 10}
+	}
+	ctx := context.Background()
+	for dir, n := range models {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			one := newModel(t, dir, Options{Runs: 1})
+			require.Nil(t, one.slots, "--ort-runs 1 runs on the session's own threads")
+			require.Equal(t, 1, one.PreferredWorkers())
+			var wantLog runLog
+			wantLog.attach(one)
+			batches := genBatches(rand.New(rand.NewPCG(42, uint64(n))), n)
+			var want [][]adjudicate.Verdict
+			var wantRuns [][]string
+			for _, b := range batches {
+				vs, err := one.Verify(ctx, b)
+				require.NoError(t, err)
+				want = append(want, vs)
+				wantRuns = append(wantRuns, wantLog.take())
+			}
+			for _, runs := range []int{2, 5} {
+				v := newModel(t, dir, Options{Runs: runs})
+				require.Equal(t, runs, cap(v.slots))
+				require.Equal(t, 2, v.PreferredWorkers(), "runs side by side want two calls in flight")
+				var log runLog
+				log.attach(v)
+				for i, b := range batches {
+					got, err := v.Verify(ctx, b)
+					require.NoError(t, err)
+					require.Equal(t, want[i], got, "--ort-runs %d, batch %d: Verify", runs, i)
+					require.Equal(t, wantRuns[i], log.take(), "--ort-runs %d, batch %d: the runs", runs, i)
+					got, err = v.Prepare(ctx, b)(ctx)
+					require.NoError(t, err)
+					require.Equal(t, want[i], got, "--ort-runs %d, batch %d: Prepare", runs, i)
+					log.take()
+				}
+			}
+		})
+	}
+}
+
 // The same on real text: each claim of the real sets with five lines of
 // their corpora, in batches of 32 claims (the scheduler's). DATA names the
 // folder of the sets (the Makefile passes it); without it the test is
@@ -327,4 +382,44 @@ func fuzzVerifier(t *testing.T) *Verifier {
 	})
 	require.NoError(t, fuzzTiny.err)
 	return fuzzTiny.v
+}
+
+// The executor with slots gives the error of the first run submitted that
+// failed, whatever order the runs finish in, starts no run after a failure
+// is seen, and waits for every run it started before returning.
+func TestExecutorFirstErrorAndWaits(t *testing.T) {
+	v := &Verifier{slots: make(chan struct{}, 3)}
+	ex := v.executor(context.Background())
+	var mu sync.Mutex
+	finished := 0
+	release := make(chan struct{})
+	errA, errB := fmt.Errorf("run 1 failed"), fmt.Errorf("run 2 failed")
+	// run 1 fails late, run 2 fails at once: the error is run 1's.
+	require.NoError(t, ex.do(func() error { <-release; mu.Lock(); finished++; mu.Unlock(); return errA }))
+	require.NoError(t, ex.do(func() error { mu.Lock(); finished++; mu.Unlock(); return errB }))
+	for { // until run 2's failure is recorded
+		ex.mu.Lock()
+		bad := ex.bad
+		ex.mu.Unlock()
+		if bad {
+			break
+		}
+	}
+	require.ErrorIs(t, ex.do(func() error { t.Error("a run started after a failure"); return nil }), errStopped)
+	close(release)
+	require.ErrorIs(t, ex.fail(errStopped), errA)
+	require.Equal(t, 2, finished, "fail returned before its runs finished")
+	require.Empty(t, v.slots, "a slot was not given back")
+
+	// Without slots runs go one after the other, on the caller's goroutine.
+	seq := (&Verifier{}).executor(context.Background())
+	require.ErrorIs(t, seq.do(func() error { return errB }), errB)
+	require.NoError(t, seq.wait())
+
+	// A cancelled context stops a call waiting for a slot.
+	full := &Verifier{slots: make(chan struct{}, 1)}
+	full.slots <- struct{}{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, full.executor(ctx).do(func() error { return nil }), context.Canceled)
 }

@@ -11,7 +11,8 @@ harness's retrieval, best first; the pairs command writes it from a run). Every
 library: the Go tokenizer's reference), passage first and cut first, and run in batches
 of 32 sorted into 16-token length buckets, as the Go backend does.
 
-speed: pairs/s of one session (intra-op threads = cores, spinning off, as the Go backend).
+speed: pairs/s of one session, its batches --runs at a time on one intra-op thread each
+(default: one per core, spinning off, as the Go backend's --ort-runs).
 options: for each option, pairs/s and the largest |logit difference| between a pair scored
 alone and in its batch of 32 (batch invariance: must be 0 to be adoptable).
 """
@@ -160,14 +161,36 @@ def dequantised(model_path, out):
     return out
 
 
+def run_side_by_side(sess, encs, runs):
+    """The batches of run_all, `runs` at a time on as many threads (ONNX
+    Runtime releases the GIL while it runs), as the Go backend's --ort-runs."""
+    logits = np.zeros((len(encs), 3), np.float32)
+    todo = list(batches(encs))
+
+    def work(k):
+        for j in range(k, len(todo), runs):
+            idx, f = todo[j]
+            logits[idx] = sess.run(None, f)[0]
+
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(runs)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return logits
+
+
 def cmd_speed(a):
     pairs = load_pairs(a.pairs, a.limit, a.passages)
     encs = encode(a.model, pairs, a.max_len)
-    sess = session(os.path.join(a.model, "model.onnx"))
+    # --runs N > 1: one session on one intra-op thread, N runs at once (the Go
+    # backend's default on the CPU); 1: one run at a time on all cores.
+    sess = session(os.path.join(a.model, "model.onnx"), threads=1 if a.runs > 1 else 0)
     run_all(sess, encs[:BATCH])  # warm
-    _, wall, cpu = timed(lambda: run_all(sess, encs))
+    go = (lambda: run_side_by_side(sess, encs, a.runs)) if a.runs > 1 else (lambda: run_all(sess, encs))
+    _, wall, cpu = timed(go)
     print(json.dumps({"pairs": len(encs), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "pairs_per_s": round(len(encs) / wall, 1),
-                      "mean_tokens": round(float(np.mean([len(e[0]) for e in encs])), 1)}))
+                      "mean_tokens": round(float(np.mean([len(e[0]) for e in encs])), 1), "runs": a.runs}))
 
 
 def add_quantised(variants, shipped, tmp):
@@ -351,6 +374,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=1, help="int8rows: interleaved timed passes")
     ap.add_argument("--save", help="int8rows: write every graph's logits to this .npz")
     ap.add_argument("--threads", type=int, default=2, help="int8rows: intra-op threads")
+    ap.add_argument("--runs", type=int, default=os.cpu_count() or 1,
+                    help="speed: runs at once, each on one thread (default: one per core, as the Go backend); 1: one at a time on all cores")
     ap.add_argument("--model")
     ap.add_argument("--pairs")
     ap.add_argument("--records", help="pairs: a run's records, audit export --format jsonl")

@@ -173,7 +173,7 @@ func (r *runCmd) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.Evidence, "evidence", claims.EvidenceCorpus, "where a claim's evidence comes from: corpus (BM25 over the whole corpus, cited passages first), cited (only the spans and whole documents it cites, every chunk verified; a claim citing nothing is insufficient, flagged uncited) or cited-or-corpus (cited, and retrieval for a claim citing nothing, flagged); a claim's own evidence field overrides it")
 	f.StringVar(&o.VerifierQuery, "verifier-query", adjudicate.QueryAuto, "in a run over model outputs (--outputs), whether the user's query reaches the verifier with each claim of its output: auto (the openai judge reads it in its prompt as context; a pair model (onnx, tei, triton) does not), on (pair models too, as a third segment after the claim: \"<claim>\\nQuestion: <query>\"), off (none). The lexical and cascade verifiers never read it")
 	f.IntVar(&o.BatchSize, "batch-size", 0, "claims per verifier call (default: the verifier's preference)")
-	f.IntVar(&o.Workers, "workers", 1, "concurrent verifier calls")
+	f.IntVar(&o.Workers, "workers", 0, "concurrent verifier calls (0: the verifier's choice: 2 for a model on the CPU, whose runs go side by side, else 1)")
 	f.Float64Var(&r.priceIn, "price-input", 0, "cost of a million input (prompt) tokens of a remote judge or LLM extractor, in your currency: the records' cost and summary.json's usage.cost (null without it); give --price-output too")
 	f.Float64Var(&r.priceOut, "price-output", 0, "cost of a million output (completion) tokens; with --price-input")
 	f.Float64Var(&o.AbstainBelow, "abstain-below", 0, "abstain when the calibrated confidence is below this")
