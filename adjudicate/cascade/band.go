@@ -61,6 +61,12 @@ var Everything = Band{Version: BandVersion, Low: -1, High: 2}
 // p goes to the second verifier.
 func (b Band) Sends(p float64) bool { return p > b.Low && p < b.High }
 
+// SendsAll says the band sends every claim whatever its p(supported)
+// (Low < 0 and High > 1: "all", or a fitted exit alone): the first
+// verifier's verdicts would all be replaced, so the cascade does not ask
+// for them.
+func (b Band) SendsAll() bool { return b.Low < 0 && b.High > 1 }
+
 // Check validates a band read from a file.
 func (b Band) Check() error {
 	switch {

@@ -217,3 +217,55 @@ func TestPreferredWorkers(t *testing.T) {
 	}
 	var _ adjudicate.WorkerSizer = v
 }
+
+// countingFirst is the first verifier, counting its calls.
+type countingFirst struct {
+	first
+	calls int
+}
+
+func (c *countingFirst) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjudicate.Verdict, error) {
+	c.calls++
+	return c.first.Verify(ctx, batch)
+}
+
+// A band that sends every claim (Everything, or a fitted exit alone) does
+// not run the first verifier, whose verdicts would all be replaced; the
+// verdicts are the same as when it runs, and any other band runs it.
+func TestBandSendingAllSkipsTheFirst(t *testing.T) {
+	pairs := adjudicatetest.Pairs()
+	all, _ := newCascade(Band{Version: BandVersion, Low: -1, High: 2}, 0)
+	cf := &countingFirst{}
+	all.First = cf
+	got, err := all.Verify(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf.calls != 0 {
+		t.Errorf("band (-1, 2) sends all, yet the first verifier ran %d times", cf.calls)
+	}
+	// the same claims with a band that sends all these claims but runs the
+	// first: (0, 1) holds every p(supported) the fake first gives (strictly
+	// inside, by its clipping) and is not SendsAll.
+	ran, _ := newCascade(Band{Version: BandVersion, Low: 0, High: 1}, 0)
+	if ran.Band.SendsAll() {
+		t.Fatal("test band should not count as SendsAll")
+	}
+	cf2 := &countingFirst{}
+	ran.First = cf2
+	want, err := ran.Verify(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf2.calls == 0 {
+		t.Error("a band inside [0, 1] must run the first verifier")
+	}
+	for i := range pairs {
+		if got[i].Logits != want[i].Logits || got[i].DecidedBy != want[i].DecidedBy || got[i].Rationale != want[i].Rationale {
+			t.Errorf("claim %d: %+v without the first, %+v with it", i, got[i], want[i])
+		}
+	}
+	if !Everything.SendsAll() {
+		t.Error("Everything must send all")
+	}
+}

@@ -180,9 +180,17 @@ def run_side_by_side(sess, encs, runs):
     return logits
 
 
+def model_max_len(model):
+    """The length the Go backend cuts pairs at by default: tokenizer.json's
+    truncation max_length, else 96."""
+    with open(os.path.join(model, "tokenizer.json"), encoding="utf-8") as f:
+        trunc = json.load(f).get("truncation") or {}
+    return int(trunc.get("max_length") or 96)
+
+
 def cmd_speed(a):
     pairs = load_pairs(a.pairs, a.limit, a.passages)
-    encs = encode(a.model, pairs, a.max_len)
+    encs = encode_go(a.model, pairs, a.max_len)
     # --runs N > 1: one session on one intra-op thread, N runs at once (the Go
     # backend's default on the CPU); 1: one run at a time on all cores.
     sess = session(os.path.join(a.model, "model.onnx"), threads=1 if a.runs > 1 else 0)
@@ -383,10 +391,12 @@ def main():
     ap.add_argument("--out", help="pairs: the pairs file to write")
     ap.add_argument("--limit", type=int, default=0, help="at most this many pairs (0: all)")
     ap.add_argument("--passages", type=int, default=0, help="first m passages of each claim (0: all)")
-    ap.add_argument("--max-len", type=int, default=96)
+    ap.add_argument("--max-len", type=int, default=0, help="tokens per pair (default: the model's tokenizer.json truncation, as the Go backend; else 96)")
     ap.add_argument("--invariance", type=int, default=32, help="pairs checked alone against their batch")
     ap.add_argument("--only", action="store_true", help="options: only the shipped session and disable_quant_qdq, then stop")
     a = ap.parse_args()
+    if not a.max_len:
+        a.max_len = model_max_len(a.model) if a.model else 96
     {"speed": cmd_speed, "options": cmd_options, "pairs": cmd_pairs, "int8rows": cmd_int8rows}[a.cmd](a)
 
 
