@@ -82,8 +82,8 @@ type Options struct {
 	citedIDs     map[string]bool
 
 	K                 int     // passages per claim; default 5
-	BatchSize         int     // 0: the verifier's preference
-	Workers           int     // concurrent Verify calls; default: the verifier's preference, else 1
+	BatchSize         int     // 0: the verifier's preference (the run writes back the number it used)
+	Workers           int     // concurrent Verify calls; 0: the verifier's preference, else 1 (written back)
 	AbstainBelow      float64 // abstain when the calibrated confidence is below
 	MinRetrievalScore float64 // abstain when the best uncited passage scores below
 	Calibrate         string  // auto, off or fixed

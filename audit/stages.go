@@ -54,7 +54,7 @@ func (o *Options) retrieveAndVerify(ctx context.Context, in *inputs, ix *index, 
 	// The queues are sized from the scheduler's batch and workers: a full
 	// batch ready for every worker, and as many claims again in retrieval.
 	sched := adjudicate.SchedulerOptions{BatchSize: o.BatchSize, Workers: o.Workers, Timeout: o.VerifyTimeout}.Resolve(v)
-	o.Workers = sched.Workers // the manifest names the number the run had
+	o.BatchSize, o.Workers = sched.BatchSize, sched.Workers // the manifest names the numbers the run had
 	jobs := make(chan adjudicate.Job[item], sched.Ahead())
 	readErr := make(chan error, 1)
 	go func() { readErr <- o.feed(ctx, ix, in.gold, jobs, sched.Ahead()) }()

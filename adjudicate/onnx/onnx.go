@@ -148,7 +148,7 @@ func Backend() adjudicate.Backend {
 			fs.StringVar(&o.Runtime, "ort-lib", "", "onnx: path of libonnxruntime.so (default $ORT_LIB; make ort fetches one)")
 			fs.IntVar(&o.MaxLength, "max-length", 0, "onnx: most tokens per (passage, claim) pair (0: tokenizer.json's truncation max_length, else the model's max_position_embeddings, at most 512)")
 			fs.StringVar(&o.LabelRule, "label-rule", string(label.Insufficient), "onnx: a two-label model's not-supported class becomes insufficient or unsupported")
-			fs.IntVar(&o.Runs, "ort-runs", 0, "onnx: model runs at once on --device cpu, each on one core (0: one per core; 1: one run at a time on all cores)")
+			fs.IntVar(&o.Runs, "ort-runs", 0, "onnx: batches run at once on --device cpu, each on one thread (0: one per CPU Go may use, GOMAXPROCS; 1: one at a time on all cores); each holds its own activations (tens of MB); cuda takes 0 or 1")
 			return func(adjudicate.Env) (adjudicate.Verifier, error) { return New(o) }
 		},
 	}
@@ -187,6 +187,9 @@ func New(opts Options) (adjudicate.Verifier, error) {
 	}
 	if opts.Runs < 0 || opts.Runs > MaxRuns {
 		return nil, fmt.Errorf("onnx verifier: --ort-runs %d is outside 0..%d", opts.Runs, MaxRuns)
+	}
+	if opts.Device == "cuda" && opts.Runs > 1 {
+		return nil, fmt.Errorf("onnx verifier: --ort-runs %d applies to --device cpu: on cuda batches run one at a time", opts.Runs)
 	}
 	if err := initRuntime(opts.Runtime); err != nil {
 		return nil, err
@@ -227,15 +230,35 @@ func New(opts Options) (adjudicate.Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := v.openSession(opts, modelPath, inNames, outName); err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	for _, f := range []string{"model.onnx", "tokenizer.json", "config.json"} {
+		if err := userfile.Copy(h, filepath.Join(opts.Model, f)); err != nil {
+			v.session.Destroy()
+			return nil, fmt.Errorf("onnx verifier: %w", err)
+		}
+	}
+	// The maximum length and label rule change verdicts: they key the cache too.
+	fmt.Fprintf(h, "\x00max=%d rule=%s", v.maxLen, v.labels.rule)
+	v.version = "onnx/" + hex.EncodeToString(h.Sum(nil))[:12]
+	return v, nil
+}
+
+// openSession loads the model into v.session: idle threads not spinning,
+// and on the CPU the runs side by side (Options.Runs) each on one thread,
+// or on cuda one run at a time on the GPU.
+func (v *Verifier) openSession(opts Options, modelPath string, inNames []string, outName string) error {
 	so, err := ort.NewSessionOptions()
 	if err != nil {
-		return nil, fmt.Errorf("onnx verifier: %w", err)
+		return fmt.Errorf("onnx verifier: %w", err)
 	}
 	defer so.Destroy()
 	// Idle ONNX Runtime threads spin by default, taking cores the
 	// tokenizer needs between runs.
 	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-		return nil, fmt.Errorf("onnx verifier: %w", err)
+		return fmt.Errorf("onnx verifier: %w", err)
 	}
 	runs := opts.Runs
 	if runs == 0 {
@@ -250,34 +273,24 @@ func New(opts Options) (adjudicate.Verifier, error) {
 		// many small elementwise kernels leave the second thread idle),
 		// and the same logits bit for bit (BENCHMARKS.md, issue 42).
 		if err := so.SetIntraOpNumThreads(1); err != nil {
-			return nil, fmt.Errorf("onnx verifier: %w", err)
+			return fmt.Errorf("onnx verifier: %w", err)
 		}
 		v.slots = make(chan struct{}, runs)
 	}
 	if opts.Device == "cuda" {
 		cuda, err := ort.NewCUDAProviderOptions()
 		if err != nil {
-			return nil, fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it with a matching runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
+			return fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it with a matching runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
 		}
 		defer cuda.Destroy()
 		if err := so.AppendExecutionProviderCUDA(cuda); err != nil {
-			return nil, fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it with a matching runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
+			return fmt.Errorf("onnx verifier: --device cuda: ONNX Runtime's CUDA execution provider is unavailable (make ort-cuda installs it with a matching runtime; it needs an NVIDIA GPU with the CUDA runtime, cuBLAS and cuDNN): %w", err)
 		}
 	}
 	if v.session, err = ort.NewDynamicAdvancedSession(modelPath, inNames, []string{outName}, so); err != nil {
-		return nil, fmt.Errorf("onnx verifier: load %s: %w", modelPath, err)
+		return fmt.Errorf("onnx verifier: load %s: %w", modelPath, err)
 	}
-	h := sha256.New()
-	for _, f := range []string{"model.onnx", "tokenizer.json", "config.json"} {
-		if err := userfile.Copy(h, filepath.Join(opts.Model, f)); err != nil {
-			v.session.Destroy()
-			return nil, fmt.Errorf("onnx verifier: %w", err)
-		}
-	}
-	// The maximum length and label rule change verdicts: they key the cache too.
-	fmt.Fprintf(h, "\x00max=%d rule=%s", v.maxLen, v.labels.rule)
-	v.version = "onnx/" + hex.EncodeToString(h.Sum(nil))[:12]
-	return v, nil
+	return nil
 }
 
 func describe(infos []ort.InputOutputInfo) string {
@@ -767,11 +780,7 @@ func (v *Verifier) input(n, width int, fill func(row int, dst []int64)) (ort.Val
 }
 
 func (v *Verifier) run(pairs []encoded, idx []int, width int, logits [][3]float64) error {
-	if v.onRun != nil {
-		v.runMu.Lock()
-		v.onRun(pairs, idx, width)
-		v.runMu.Unlock()
-	}
+	v.hook(pairs, idx, width)
 	n := len(idx)
 	pad := v.tok.PadID()
 	var tensors []ort.Value
@@ -854,6 +863,15 @@ func (v *Verifier) run(pairs []encoded, idx []int, width int, logits [][3]float6
 		logits[i] = v.labels.apply(got[r*labels : (r+1)*labels])
 	}
 	return nil
+}
+
+// hook shows a run to onRun (tests), one run at a time.
+func (v *Verifier) hook(pairs []encoded, idx []int, width int) {
+	if v.onRun != nil {
+		v.runMu.Lock()
+		v.onRun(pairs, idx, width)
+		v.runMu.Unlock()
+	}
 }
 
 // transientRunError: a run fails the same way again for the same input

@@ -423,3 +423,13 @@ func TestExecutorFirstErrorAndWaits(t *testing.T) {
 	cancel()
 	require.ErrorIs(t, full.executor(ctx).do(func() error { return nil }), context.Canceled)
 }
+
+// --ort-runs outside 0..MaxRuns, or above 1 on cuda (where batches run one
+// at a time), is refused before anything loads, naming the flag.
+func TestRunsOutOfRangeRefused(t *testing.T) {
+	for _, o := range []Options{{Model: tiny, Runs: -1}, {Model: tiny, Runs: MaxRuns + 1}, {Model: tiny, Device: "cuda", Runs: 2}} {
+		_, err := New(o)
+		require.Error(t, err, "%+v", o)
+		require.Contains(t, err.Error(), "--ort-runs", "%+v", o)
+	}
+}

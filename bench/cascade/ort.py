@@ -181,8 +181,10 @@ def run_side_by_side(sess, encs, runs):
 
 
 def model_max_len(model):
-    """The length the Go backend cuts pairs at by default: tokenizer.json's
-    truncation max_length, else 96."""
+    """The length the Go backend cuts pairs at by default when the model's
+    tokenizer.json declares one (its truncation max_length); else 96, this
+    script's old default (the Go backend would take config.json's
+    max_position_embeddings, at most 512)."""
     with open(os.path.join(model, "tokenizer.json"), encoding="utf-8") as f:
         trunc = json.load(f).get("truncation") or {}
     return int(trunc.get("max_length") or 96)
