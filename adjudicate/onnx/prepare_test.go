@@ -208,19 +208,26 @@ func genBatches(r *rand.Rand, n int) [][]adjudicate.Pair {
 	return batches
 }
 
+// testModels are the folders a test runs on, each with its number of
+// generated batches: the tiny BERT-style model, the RoBERTa-style and the
+// two-label ones, and every shipped model; under -short the tiny one alone.
+func testModels(t *testing.T, tinyN, otherN, shippedN, shortN int) map[string]int {
+	if testing.Short() {
+		return map[string]int{tiny: shortN}
+	}
+	models := map[string]int{tiny: tinyN, "testdata/roberta": otherN, "testdata/binary": otherN}
+	for _, dir := range shippedModels(t) {
+		models[dir] = shippedN
+	}
+	return models
+}
+
 // Prepare's path and Verify equal the oracle on generated batches, for
 // each test model (three labels with token types, RoBERTa without them,
 // two labels with int32 inputs) and each shipped int8 model.
 func TestPrepareEqualsVerifyOnGeneratedBatches(t *testing.T) {
 	needRuntime(t)
-	models := map[string]int{tiny: 100, "testdata/roberta": 20, "testdata/binary": 20}
-	for _, dir := range shippedModels(t) {
-		models[dir] = 6
-	}
-	if testing.Short() {
-		models = map[string]int{tiny: 20}
-	}
-	for dir, n := range models {
+	for dir, n := range testModels(t, 100, 20, 6, 20) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			v := newModel(t, dir, Options{})
 			r := rand.New(rand.NewPCG(25, uint64(n)))
@@ -238,19 +245,12 @@ func TestPrepareEqualsVerifyOnGeneratedBatches(t *testing.T) {
 
 // How many runs go side by side (Options.Runs) changes neither the
 // verdicts, bit for bit, nor which pairs share a run: one run at a time on
-// all of ONNX Runtime's threads, and 1, 2 or 5 runs at once each on one,
-// on the test models and every shipped model.
+// all of ONNX Runtime's threads against 2 or 5 at once, each on one, on
+// the test models and every shipped model.
 func TestRunsDoNotChangeVerdicts(t *testing.T) {
 	needRuntime(t)
-	models := map[string]int{tiny: 40, "testdata/roberta": 10, "testdata/binary": 10}
-	for _, dir := range shippedModels(t) {
-		models[dir] = 4
-	}
-	if testing.Short() {
-		models = map[string]int{tiny: 10}
-	}
 	ctx := context.Background()
-	for dir, n := range models {
+	for dir, n := range testModels(t, 40, 10, 4, 10) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			one := newModel(t, dir, Options{Runs: 1})
 			require.Nil(t, one.slots, "--ort-runs 1 runs on the session's own threads")
