@@ -204,7 +204,8 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 func (v *Verifier) Prepare(ctx context.Context, batch []adjudicate.Pair) func(context.Context) ([]adjudicate.Verdict, error) {
 	var first []adjudicate.Verdict
 	var err error
-	if v.Band.SendsAll() {
+	all := v.Band.SendsAll()
+	if all {
 		first = make([]adjudicate.Verdict, len(batch)) // each replaced by the second's
 	} else {
 		first, err = v.First.Verify(ctx, batch)
@@ -219,7 +220,7 @@ func (v *Verifier) Prepare(ctx context.Context, batch []adjudicate.Pair) func(co
 	var sub []adjudicate.Pair
 	for i := range batch {
 		first[i].DecidedBy = v.FirstName
-		if first[i].Err != nil || v.Band.Sends(adjudicate.Probabilities(first[i].Logits)[adjudicate.Supported]) {
+		if all || first[i].Err != nil || v.Band.Sends(adjudicate.Probabilities(first[i].Logits)[adjudicate.Supported]) {
 			sent = append(sent, i)
 			sub = append(sub, v.truncate(batch[i]))
 		}

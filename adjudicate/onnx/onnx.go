@@ -162,7 +162,7 @@ type Options struct {
 	MaxLength int    // tokens per pair (0: tokenizer.json's truncation length, else config.json's, at most 512)
 	LabelRule string // two-label models: "insufficient" (default) or "unsupported"
 	// Runs is how many model runs go at once on the CPU, each on one
-	// thread of ONNX Runtime (0: one per core). 1 runs them one after the
+	// thread of ONNX Runtime (0: one per CPU Go may use, GOMAXPROCS). 1 runs them one after the
 	// other, each on all cores. A run is a batch of pairs: which pairs share
 	// a run never depends on Runs, so neither do the logits. On cuda runs
 	// go one at a time.
@@ -603,10 +603,10 @@ func (v *Verifier) Verify(ctx context.Context, batch []adjudicate.Pair) ([]adjud
 	ex := v.executor(ctx)
 	for r := range ready {
 		if err := v.infer(ctx, c, r[0], r[1], logits, ex); err != nil {
-			return nil, ex.fail(err)
+			return nil, ex.finish(err)
 		}
 	}
-	if err := ex.wait(); err != nil {
+	if err := ex.finish(nil); err != nil {
 		return nil, err
 	}
 	return v.verdicts(c, logits), nil
@@ -633,10 +633,10 @@ func (v *Verifier) Prepare(ctx context.Context, batch []adjudicate.Pair) func(co
 		ex := v.executor(ctx)
 		for lo := 0; lo < len(c.pairs); lo += v.waveSize() {
 			if err := v.infer(ctx, c, lo, min(lo+v.waveSize(), len(c.pairs)), logits, ex); err != nil {
-				return nil, ex.fail(err)
+				return nil, ex.finish(err)
 			}
 		}
-		if err := ex.wait(); err != nil {
+		if err := ex.finish(nil); err != nil {
 			return nil, err
 		}
 		return v.verdicts(c, logits), nil
@@ -694,8 +694,8 @@ func (v *Verifier) executor(ctx context.Context) *executor {
 	return &executor{ctx: ctx, slots: v.slots}
 }
 
-// errStopped tells infer to submit no more runs: one has failed, and wait
-// gives its error.
+// errStopped tells infer to submit no more runs: one has failed, and
+// finish gives its error.
 var errStopped = errors.New("onnx: an earlier run failed")
 
 // do runs f, or starts it once a slot is free.
@@ -728,23 +728,15 @@ func (e *executor) do(f func() error) error {
 	return nil
 }
 
-// wait waits for the runs started and gives the error of the first run
-// submitted that failed.
-func (e *executor) wait() error {
+// finish waits for the runs started and gives the error of the first run
+// submitted that failed, else err (the caller's own: a tokenising error,
+// the context's, or nil).
+func (e *executor) finish(err error) error {
 	e.wg.Wait()
-	for _, err := range e.errs {
-		if err != nil {
-			return err
+	for _, rerr := range e.errs {
+		if rerr != nil {
+			return rerr
 		}
-	}
-	return nil
-}
-
-// fail waits for the runs started and gives the first run's error, else
-// err (a tokenising error or the context's).
-func (e *executor) fail(err error) error {
-	if werr := e.wait(); werr != nil {
-		return werr
 	}
 	return err
 }

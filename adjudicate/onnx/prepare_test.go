@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -404,17 +405,18 @@ func TestExecutorFirstErrorAndWaits(t *testing.T) {
 		if bad {
 			break
 		}
+		runtime.Gosched()
 	}
 	require.ErrorIs(t, ex.do(func() error { t.Error("a run started after a failure"); return nil }), errStopped)
 	close(release)
-	require.ErrorIs(t, ex.fail(errStopped), errA)
+	require.ErrorIs(t, ex.finish(errStopped), errA)
 	require.Equal(t, 2, finished, "fail returned before its runs finished")
 	require.Empty(t, v.slots, "a slot was not given back")
 
 	// Without slots runs go one after the other, on the caller's goroutine.
 	seq := (&Verifier{}).executor(context.Background())
 	require.ErrorIs(t, seq.do(func() error { return errB }), errB)
-	require.NoError(t, seq.wait())
+	require.NoError(t, seq.finish(nil))
 
 	// A cancelled context stops a call waiting for a slot.
 	full := &Verifier{slots: make(chan struct{}, 1)}
