@@ -40,10 +40,7 @@ func (o SchedulerOptions) Resolve(v Verifier) SchedulerOptions {
 		o.MaxWait = 20 * time.Millisecond
 	}
 	if o.Workers <= 0 {
-		o.Workers = 1
-		if ws, ok := v.(WorkerSizer); ok && ws.PreferredWorkers() > 0 {
-			o.Workers = ws.PreferredWorkers()
-		}
+		o.Workers = max(1, PreferredWorkers(v))
 	}
 	if o.Retries == 0 {
 		o.Retries = 2

@@ -159,6 +159,15 @@ type WorkerSizer interface {
 	PreferredWorkers() int
 }
 
+// PreferredWorkers is v's WorkerSizer preference, 0 when it states none:
+// what a wrapper of v (a cache, a composite) passes on.
+func PreferredWorkers(v Verifier) int {
+	if ws, ok := v.(WorkerSizer); ok {
+		return ws.PreferredWorkers()
+	}
+	return 0
+}
+
 // Versioner is a verifier whose version (model, weights) keys the verdict
 // cache: a new version must never reuse old verdicts.
 type Versioner interface {

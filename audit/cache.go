@@ -258,12 +258,7 @@ func (cv *cachedVerifier) PreferredBatchSize() int {
 	return 0
 }
 
-func (cv *cachedVerifier) PreferredWorkers() int {
-	if ws, ok := cv.inner.(adjudicate.WorkerSizer); ok {
-		return ws.PreferredWorkers()
-	}
-	return 0
-}
+func (cv *cachedVerifier) PreferredWorkers() int { return adjudicate.PreferredWorkers(cv.inner) }
 
 func (cv *cachedVerifier) Version() string { return cv.version }
 

@@ -164,3 +164,24 @@ func TestCacheKeyHoldsTheQuery(t *testing.T) {
 	assert.NotEqual(t, plain, cacheKey("v1", asked))
 	assert.NotEqual(t, cacheKey("v1", asked), cacheKey("v1", other))
 }
+
+// twoWorkers is a verifier that wants two calls in flight.
+type twoWorkers struct{ adjudicate.Verifier }
+
+func (twoWorkers) PreferredWorkers() int { return 2 }
+
+// The cache and the chunk-by-chunk wrapper pass the wrapped verifier's
+// worker preference on (else --workers 0 would fall back to one call for a
+// model that wants two), and state none for a verifier that states none.
+func TestWrappersPassOnPreferredWorkers(t *testing.T) {
+	inner := twoWorkers{}
+	if got := (&cachedVerifier{inner: inner}).PreferredWorkers(); got != 2 {
+		t.Errorf("cache: %d workers, want the inner's 2", got)
+	}
+	if got := newChunkwise(inner, "m").PreferredWorkers(); got != 2 {
+		t.Errorf("chunkwise: %d workers, want the inner's 2", got)
+	}
+	if got := (&cachedVerifier{inner: struct{ adjudicate.Verifier }{}}).PreferredWorkers(); got != 0 {
+		t.Errorf("cache over a verifier with no preference: %d, want 0", got)
+	}
+}

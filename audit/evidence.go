@@ -315,12 +315,7 @@ func (c *chunkwise) Version() string { return versionOf(c.Verifier, c.name) }
 func (c *chunkwise) PreferredBatchSize() int { return c.batch }
 
 // PreferredWorkers implements adjudicate.WorkerSizer: the inner's.
-func (c *chunkwise) PreferredWorkers() int {
-	if ws, ok := c.Verifier.(adjudicate.WorkerSizer); ok {
-		return ws.PreferredWorkers()
-	}
-	return 0
-}
+func (c *chunkwise) PreferredWorkers() int { return adjudicate.PreferredWorkers(c.Verifier) }
 
 // Close releases the inner verifier.
 func (c *chunkwise) Close() error {

@@ -184,13 +184,7 @@ func (v *Verifier) PreferredBatchSize() int {
 // PreferredWorkers is the larger of the two verifiers' preferences
 // (adjudicate.WorkerSizer), at least one.
 func (v *Verifier) PreferredWorkers() int {
-	n := 1
-	for _, x := range []adjudicate.Verifier{v.First, v.Second} {
-		if ws, ok := x.(adjudicate.WorkerSizer); ok {
-			n = max(n, ws.PreferredWorkers())
-		}
-	}
-	return n
+	return max(1, adjudicate.PreferredWorkers(v.First), adjudicate.PreferredWorkers(v.Second))
 }
 
 // Verify decides a batch: the first verifier every claim, the second the
