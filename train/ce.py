@@ -456,7 +456,10 @@ def cmd_eval(args):
     imports()
     torch.set_num_threads(args.threads)
     tok, model = base_model(0)
-    if args.weights:
+    if args.model:
+        model = AutoModelForSequenceClassification.from_pretrained(args.model)
+        state, source = {}, args.model
+    elif args.weights:
         load_fp16(model, args.weights)
         state = committed_state(os.path.dirname(args.weights)) or {}
         source = args.weights
@@ -549,6 +552,7 @@ def main():
     p.add_argument("--data", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--weights", default="", help="an fp16 safetensors file instead of WORK's full checkpoint")
+    p.add_argument("--model", default="", help="a Hugging Face folder (ce.py export-hf, negatives.py train) instead of WORK's full checkpoint")
     p.add_argument("--sets-dir", default="", help="folder of the real sets (zero-shot against their gold evidence spans)")
     p.add_argument("--sets", default="sufficient_facts,fm2,citint_train,checkcovid_train")
     p.add_argument("--snli-n", type=int, default=2000, help="SNLI test pairs, a fixed seeded sample (0: all 9,824)")
