@@ -14,14 +14,19 @@ FEVER's RTE pairs are binary, so they never taught "neutral" either.
 
 build: for every FEVER hypothesis, premises of *other* FEVER pairs that do not
 name the hypothesis's subject (its first run of capitalised words), whose own
-hypothesis has another subject and that do not open with a pronoun: the most similar one by tf-idf cosine (a hard
-negative: shares topic words, is about something else) and one drawn at random
-(an easy one), both labelled neutral.
+hypothesis has another subject and that do not open with a pronoun: the most
+similar one by tf-idf cosine (a hard negative: shares topic words, is about
+something else), labelled neutral; with --easy > 0, that share of hypotheses
+also get one drawn at random (the shipped recipe, make model-train-a2, uses 0).
 
-train: stage (a)'s model fine-tuned on FEVER's pairs (binary loss, as in stage
-(a)), the neutral negatives, and SNLI pairs replayed so that it does not forget,
-one epoch, length-bucketed batches, seeded; the forward pass in bfloat16 under
-CPU autocast when --bf16 (torch >= 2), the weights and AdamW in float32.
+train: stage (a)'s model fine-tuned on FEVER's pairs, the neutral negatives
+(--neg of them, a seeded draw) and SNLI pairs replayed so that it does not
+forget; one epoch of length-bucketed, seeded batches; the forward pass in
+bfloat16 under CPU autocast with --bf16 (torch >= 2), the weights and AdamW in
+float32. FEVER's not-entailment pairs (REFUTES and NOT ENOUGH INFO merged) get,
+with --split-teacher, a soft target over (contradiction, neutral): stage (a)'s
+own split. Without it the negatives pull every refuted claim to neutral and the
+model stops saying contradiction on real text (BENCHMARKS.md, issue 40).
 """
 
 import argparse
