@@ -486,21 +486,22 @@ model-loo-ce: $(MODEL_WORK)/pairs.jsonl | model-env
 	$(CE_PY) train/ce.py export-hf $(if $(CE_WEIGHTS),--weights $(CE_WEIGHTS),--work $(CE_WORK)/work) --out $(CE_HF)
 	$(CE_NLI) --out $(CE_WORK)/loo-a --epochs 0
 	$(CE_NLI) --out $(CE_WORK)/loo-b --data $(DATA) $(CE_B_ARGS)
-## model-ce: stage (c) and the export of the cross-encoder (train/decide.py): the trained
-## checkpoint (CE_WEIGHTS, else $(CE_WORK)/work) as a Hugging Face folder; every real-set
-## claim's retrieved passages scored by it; the leave-one-set-out table as trained and with
-## three label biases fitted on the other sets ($(CE_WORK)/decide/table.md: the biases lose
-## held out, so the head is exported as trained); the model exported as models/$(CE_NAME)
-## (int8 weights, reference.json). Needs DATA
+## model-ce: stage (c) and the export of the cross-encoder (train/decide.py): the model in
+## CE_EXPORT (default stage (a2)'s, make model-train-a2; CE_EXPORT=$(CE_HF) after make
+## model-loo-ce for stage (a) alone); every real-set claim's retrieved passages scored by it;
+## the leave-one-set-out table as trained and with three label biases fitted on the other sets
+## ($(CE_WORK)/decide/table.md: the biases lose held out, so the head is exported as trained);
+## the model exported as models/$(CE_NAME) (int8 weights, reference.json). Needs DATA
 CE_NAME     ?= minilm-l6-nli
 CE_DECIDE   := $(CE_WORK)/decide
+CE_EXPORT   ?= $(CE_A2)/hf
 model-ce: $(MODEL_WORK)/pairs.jsonl | model-env
 	@if ! $(HAVE_DATA); then echo "model-ce: set DATA to a folder holding $(REAL_SETS)$(if $(DATA), - not found under $(DATA))"; exit 2; fi
-	$(CE_PY) train/ce.py export-hf $(if $(CE_WEIGHTS),--weights $(CE_WEIGHTS),--work $(CE_WORK)/work) --out $(CE_HF)
+	@test -f $(CE_EXPORT)/training.json || { echo "model-ce: no trained model in $(CE_EXPORT): run make model-train-a2 DATA=... first (or set CE_EXPORT)"; exit 2; }
 	mkdir -p $(CE_DECIDE)
-	$(CE_PY) train/decide.py score --pairs $(MODEL_WORK)/pairs.jsonl --model $(CE_HF) --out $(CE_DECIDE)/scores.jsonl
+	$(CE_PY) train/decide.py score --pairs $(MODEL_WORK)/pairs.jsonl --model $(CE_EXPORT) --out $(CE_DECIDE)/scores.jsonl
 	$(CE_PY) train/decide.py loo --scores $(CE_DECIDE)/scores.jsonl --out $(CE_DECIDE) --sets $(subst $(space),$(comma),$(REAL_SETS))
-	$(CE_PY) train/export.py --model $(CE_HF) --out models/$(CE_NAME)
+	$(CE_PY) train/export.py --model $(CE_EXPORT) --out models/$(CE_NAME)
 model-checkpoint: | model-env
 	@pid=$$(cat $(CE_WORK)/work/train.pid 2>/dev/null); \
 	if [ -n "$$pid" ] && tr '\0' ' ' < /proc/$$pid/cmdline 2>/dev/null | grep -q 'ce.py train'; then \
