@@ -85,15 +85,13 @@ def cmd_build(args):
     for r in rows:
         prem_subjects.setdefault(r["premise"], set()).add(subj[r["hypothesis"]])
     # tf-idf over premises
-    vocab, df = {}, {}
+    df = {}
     pterms = [terms(p) for p in premises]
     for ts in pterms:
         for w in set(ts):
             df[w] = df.get(w, 0) + 1
     n = len(premises)
     idf = {w: math.log((n + 1) / (c + 1)) + 1 for w, c in df.items()}
-    for w in sorted(idf):
-        vocab[w] = len(vocab)
     inv = {}
     norms = np.zeros(n)
     for j, ts in enumerate(pterms):
