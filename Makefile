@@ -469,12 +469,14 @@ model-train-a2: $(CE_DATA) $(CE_FAST_VENV)/.ok | model-env
 ## of the real sets, the passages audit run retrieves for it (and its first gold evidence span),
 ## with replayed SNLI/FEVER/negative pairs whose targets are stage (a2)'s own probabilities.
 ## Leave one set out first (each set's passages scored by a model that never saw it:
-## $(CE_B)/run/scores.jsonl.gz, read with train/decide.py), then on all four sets: the model
+## $(CE_B)/run/scores-tuned.jsonl, and the start's and the halfway weights' beside it, for
+## train/decide.py select), then on all four sets: the model
 ## that ships, unpacked into $(CE_B)/hf for make model-ce; each fold's model exported into
 ## $(CE_B)/models/SET, for the held-out harness runs and the cascade's exit (make cascade-fit
 ## MODEL_NAME=minilm-l6-nli CASCADE_MODEL='$(CE_B)/models/{set}' CASCADE_SAMPLE=0). STAGEB_DEVICE=cuda on a GPU (about 7
-## minutes on one H200 for the five trainings); on two CPU cores about an hour a training
-## (STAGEB_FOLDS=all: only the model that ships). Needs model-data and model-train-a2.
+## minutes on one H200 for the five trainings); on two CPU cores about 45-50 minutes a training
+## (STAGEB_FOLDS=all: only the model that ships). The replayed pairs count as one more set.
+## Needs model-data and model-train-a2.
 CE_B          := $(CE_WORK)/b
 STAGEB_DEVICE ?= cpu
 STAGEB_FOLDS  ?=
@@ -485,7 +487,8 @@ model-train-b: $(CE_DATA) $(CE_FAST_VENV)/.ok $(MODEL_WORK)/pairs.jsonl | model-
 	$(CE_FAST_PY) train/stageb.py pack --pairs $(MODEL_WORK)/pairs.jsonl --data $(DATA) --init $(CE_A2)/hf \
 	  --replay-data $(CE_WORK)/data/snli_train.jsonl --negatives $(CE_A2)/negatives.jsonl --out $(CE_B)/bundle
 	$(CE_FAST_PY) train/stageb.py run --bundle $(CE_B)/bundle --out $(CE_B)/run --device $(STAGEB_DEVICE) $(if $(STAGEB_FOLDS),--folds $(STAGEB_FOLDS)) $(STAGEB_ARGS)
-	$(CE_FAST_PY) train/stageb.py unpack --init $(CE_A2)/hf --weights $(CE_B)/run/model-all.npz --out $(CE_B)/hf
+	$(CE_FAST_PY) train/stageb.py scores --run $(CE_B)/run
+	$(if $(STAGEB_FOLDS),$(if $(filter all,$(subst $(comma),$(space),$(STAGEB_FOLDS))),$(CE_FAST_PY) train/stageb.py unpack --init $(CE_A2)/hf --weights $(CE_B)/run/model-all.npz --out $(CE_B)/hf),$(CE_FAST_PY) train/stageb.py unpack --init $(CE_A2)/hf --weights $(CE_B)/run/model-all.npz --out $(CE_B)/hf)
 	for s in $(if $(STAGEB_FOLDS),$(filter-out all,$(subst $(comma),$(space),$(STAGEB_FOLDS))),$(REAL_SETS)); do \
 	  $(CE_FAST_PY) train/stageb.py unpack --init $(CE_A2)/hf --weights $(CE_B)/run/model-$$s.npz --out $(CE_B)/hf-$$s && \
 	  $(CE_PY) train/export.py --model $(CE_B)/hf-$$s --out $(CE_B)/models/$$s || exit 1; done

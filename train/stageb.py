@@ -10,6 +10,7 @@ machine lent for an hour may have other versions of both):
 
     python train/stageb.py pack   --pairs P --data DIR --init HF_DIR --replay-data D --negatives N --out BUNDLE
     python train/stageb.py run    --bundle BUNDLE --out OUT [--device cuda]
+    python train/stageb.py scores --run OUT                     (OUT/scores-<candidate>.jsonl for decide.py)
     python train/stageb.py unpack --init HF_DIR --weights OUT/model-SET.npz --out HF_DIR2
 
 pack (here, with the training venv): every example tokenised as the Go
@@ -31,13 +32,16 @@ once on all sets (the model that would ship), it trains on
     forgetting, Li & Hoiem 2016: what stage (a2) knew is kept as a target,
     not as labels it was already trained past);
 
-every set counting the same and, within a set, every label; two epochs,
+every set counting the same (the replayed pairs count as one more set: a
+quarter of the loss leave one set out, a fifth on all four sets) and, within
+a set, every label; two epochs,
 batch 32, AdamW lr 2e-5, 10% warmup, linear decay, bfloat16 autocast. The
 held-out set's passages are scored in float32 by the fine-tuned weights and by
 the weights halfway between them and the start (WiSE-FT, Wortsman et al.
 2022). Everything is decided before any result: two candidates, the same
-claims, scores in decide.py's format so that `decide.py select` can choose
-honestly.
+claims. OUT/scores.jsonl.gz holds every candidate's scores (one line a claim
+and model); `stageb.py scores` splits it into decide.py's format, one file a
+candidate, so that `decide.py select` can choose honestly.
 
 Each fine-tuned model comes back as what export.py would store: every
 encoder weight matrix int8 with one scale per output channel (export.py's own
@@ -381,12 +385,8 @@ def cmd_run(args):
     for fold in folds:
         if fold != "all" and fold not in sets:
             raise SystemExit(f"--folds: unknown set {fold!r} (known: {', '.join(sets)}, all)")
-    fold_times = []
+    step_s = []  # seconds a training step, each fold so far (the first pays the warm-up)
     for fold in folds:
-        if fold_times and time.time() - t_start + max(fold_times) > args.budget_s:
-            log(f"stopping before fold {fold}: {args.budget_s}s budget")
-            info["stopped_before"] = fold
-            break
         tf = time.time()
         held = sets.index(fold) if fold != "all" else -1
         tr_idx = [i for i in range(len(train_d)) if t_set[i] != held][:limit]
@@ -412,12 +412,16 @@ def cmd_run(args):
         rng = random.Random(args.seed)
         torch.manual_seed(args.seed)
         plan = [b for _ in range(args.epochs) for b in plan_batches(lengths, args.batch, rng)]
+        if step_s and time.time() - t_start + max(step_s) * len(plan) > args.budget_s:
+            log(f"stopping before fold {fold}: its {len(plan)} steps would end past the {args.budget_s}s budget")
+            info["stopped_before"] = fold
+            break
         model = fresh()
         model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
         params = [p for p in model.parameters() if p.requires_grad]
         opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01, **({"fused": True} if device.type == "cuda" else {}))
         total, warm = len(plan), max(1, int(0.1 * len(plan)))
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / (total - warm))))
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
         w_t, tgt_t = torch.from_numpy(w.astype(np.float32)), torch.from_numpy(tgt)
         # one table of the fold's pairs: the real sets' first, then the replayed
         both = Data.concat(train_d, replay_d)
@@ -437,6 +441,7 @@ def cmd_run(args):
                 el = time.time() - tf
                 log(f"  {fold}: step {step + 1}/{total} loss {loss.item():.3f} ({(step + 1) * args.batch / el:.0f} pairs/s)")
         train_s = time.time() - tf
+        step_s.append(train_s / max(1, total))
         row = {"fold": fold, "train_pairs": len(tr_idx), "replay_pairs": len(r_idx), "steps": total, "train_s": round(train_s, 1)}
         if fold != "all":
             idx = [i for i in eval_idx_all if claims[int(e_claim[i])]["set"] == fold]
@@ -449,7 +454,6 @@ def cmd_run(args):
         np.savez(os.path.join(args.out, f"model-{fold}.npz"), **returned_weights(model))
         row["total_s"] = round(time.time() - tf, 1)
         info["folds"].append(row)
-        fold_times.append(time.time() - tf)
         log(f"fold {fold}: {json.dumps(row)}")
         with open(os.path.join(args.out, "run.json"), "w") as f:
             json.dump(info, f, indent=1)
@@ -502,6 +506,26 @@ def cmd_unpack(args):
     with open(os.path.join(args.out, "training.json"), "w") as f:
         json.dump({"stage": "b", "from": {"stage": prev.get("stage"), "steps": prev.get("steps")}, "options": {"max_len": 128, "heads": 3}, "weights": os.path.basename(args.weights), "run": run}, f, indent=1)
     print(f"{args.out}: {n} tensors from {args.weights}, the rest from {args.init}", file=sys.stderr)
+
+
+def cmd_scores(args):
+    """run's scores.jsonl.gz split by candidate into decide.py's format
+    (OUT/scores-start.jsonl, scores-tuned.jsonl, scores-wise0.5.jsonl)."""
+    path = os.path.join(args.run, "scores.jsonl.gz")
+    files = {}
+    with gzip.open(path, "rt") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                r = json.loads(line)
+                name = r.pop("model")
+            except (ValueError, KeyError) as e:
+                raise SystemExit(f"{path}:{n}: not a scores line ({e})")
+            if name not in files:
+                files[name] = open(os.path.join(args.run, f"scores-{name}.jsonl"), "w")
+            files[name].write(json.dumps(r) + "\n")
+    for name, f in files.items():
+        f.close()
+        print(f"{os.path.join(args.run, f'scores-{name}.jsonl')}", file=sys.stderr)
 
 
 def cmd_parity(args):
@@ -557,9 +581,12 @@ def main():
     p.add_argument("--lr", type=float, default=2e-5)
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=True)
-    p.add_argument("--budget-s", type=float, default=1e9, help="start no fold that the slowest fold so far says would end past this")
+    p.add_argument("--budget-s", type=float, default=1e9, help="seconds: start no fold whose steps, at the slowest rate so far, would end past this")
     p.add_argument("--limit", type=int, default=0, help="smoke test: at most this many pairs of each kind")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("scores", help="split run's scores by candidate, in decide.py's format")
+    p.add_argument("--run", required=True, help="run's --out folder")
+    p.set_defaults(func=cmd_scores)
     p = sub.add_parser("unpack", help="a returned model as a Hugging Face folder for export.py")
     p.add_argument("--init", required=True)
     p.add_argument("--weights", required=True)
