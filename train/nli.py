@@ -29,6 +29,9 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from transformers import AutoModelForSequenceClassification, AutoTokenizer  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from batching import plan_batches  # noqa: E402
+
 LABELS = ["supported", "unsupported", "insufficient"]  # the harness's logit order
 LABEL_INDEX = {name: i for i, name in enumerate(LABELS)}
 
@@ -231,16 +234,7 @@ class Encoder:
 def batches_by_length(enc, examples, batch_size, rng):
     """Shuffled batches of similar length (fewer pad tokens, same order for a
     given seed)."""
-    lens = [len(enc.pair(p, c)[0]) for p, c, _, _ in examples]
-    idx = list(range(len(examples)))
-    rng.shuffle(idx)
-    chunk = batch_size * 50
-    out = []
-    for i in range(0, len(idx), chunk):
-        part = sorted(idx[i : i + chunk], key=lambda j: lens[j])
-        out += [part[k : k + batch_size] for k in range(0, len(part), batch_size)]
-    rng.shuffle(out)
-    return out
+    return plan_batches([len(enc.pair(p, c)[0]) for p, c, _, _ in examples], batch_size, rng)
 
 
 def fit(records, args, log=sys.stderr):

@@ -59,6 +59,8 @@ import time
 
 import numpy as np
 
+from batching import plan_batches
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 LABELS = ["supported", "unsupported", "insufficient"]
 WORD_EMB = "bert.embeddings.word_embeddings.weight"
@@ -304,19 +306,6 @@ def score(model, data, idx, torch, device, batch=256):
             part = order[s : s + batch]
             z = model(*data.batch([idx[j] for j in part], torch, device)).float().cpu().numpy()
             out[part] = z
-    return out
-
-
-def plan_batches(lengths, n_batch, rng):
-    """Shuffled batches of similar length (nli.batches_by_length's rule)."""
-    idx = list(range(len(lengths)))
-    rng.shuffle(idx)
-    chunk = n_batch * 50
-    out = []
-    for i in range(0, len(idx), chunk):
-        part = sorted(idx[i : i + chunk], key=lambda j: lengths[j])
-        out += [part[k : k + n_batch] for k in range(0, len(part), n_batch)]
-    rng.shuffle(out)
     return out
 
 
